@@ -1,0 +1,1 @@
+"""The rules of every game, free of I/O and protobuf."""

@@ -1,0 +1,269 @@
+"""Types shared by the rules of every game.
+
+The rules core is pure Python: no grpc, no protobuf, no I/O. A game is a
+configuration, a state, the legal actions of a state and ``apply``:
+``apply(state, action) -> Outcome`` never mutates its input and never trusts
+the caller. ``legal_actions`` is the single source of truth for legality:
+``apply`` accepts exactly the actions ``legal_actions`` lists (up to free
+text such as a couplet, whose correctness is judged by ``apply``).
+
+Field names in :class:`FieldViolation` use the names of the protobuf
+contract relative to the game's own message (``seats[2].hand``,
+``config.seats``); the codec prefixes the path of the request field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import ClassVar, Generic, Protocol, TypeVar
+
+
+class Verdict(IntEnum):
+    """rules/README.md "Verdicts". Values equal ``referee.v1.Verdict``."""
+
+    ACCEPTED = 1
+    REJECTED = 2
+    PENALIZED = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule: a stable UPPER_SNAKE code, a message, the rule id."""
+
+    code: str
+    message: str
+    rule_id: str
+
+
+class ActorKind(IntEnum):
+    SEAT = 1
+    SPECTATOR = 2
+    TABLE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who acts: a seat, a spectator (by id) or the table."""
+
+    kind: ActorKind
+    seat: int = -1
+    spectator: str = ""
+
+    TABLE: ClassVar[Actor]
+
+    @staticmethod
+    def of_seat(seat: int) -> Actor:
+        if 0 <= seat < len(_SEAT_ACTORS):
+            return _SEAT_ACTORS[seat]
+        return Actor(ActorKind.SEAT, seat)
+
+    @staticmethod
+    def of_spectator(spectator: str) -> Actor:
+        return Actor(ActorKind.SPECTATOR, -1, spectator)
+
+    def __str__(self) -> str:
+        if self.kind is ActorKind.SEAT:
+            return f"seat {self.seat}"
+        if self.kind is ActorKind.SPECTATOR:
+            return f"spectator {self.spectator!r}"
+        return "the table"
+
+
+_SEAT_ACTORS = tuple(Actor(ActorKind.SEAT, s) for s in range(16))
+Actor.TABLE = Actor(ActorKind.TABLE)
+
+
+class ViewerKind(IntEnum):
+    SEAT = 1
+    SPECTATOR = 2
+    PUBLIC = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who looks: a seat sees its own cards; a spectator and the public see what is public."""
+
+    kind: ViewerKind
+    seat: int = -1
+    spectator: str = ""
+
+    PUBLIC: ClassVar[Viewer]
+
+    @staticmethod
+    def of_seat(seat: int) -> Viewer:
+        return Viewer(ViewerKind.SEAT, seat)
+
+    @staticmethod
+    def of_spectator(spectator: str) -> Viewer:
+        return Viewer(ViewerKind.SPECTATOR, -1, spectator)
+
+
+Viewer.PUBLIC = Viewer(ViewerKind.PUBLIC)
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    """A penalty applied to a seat (counters or chips actually moved)."""
+
+    seat: int
+    amount: int
+    code: str
+    rule_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FieldViolation:
+    """One reason a request is malformed or impossible (google.rpc.BadRequest)."""
+
+    field: str
+    description: str
+
+
+class InvalidInput(Exception):
+    """A malformed or impossible configuration, state or action: an error of the
+    request (INVALID_ARGUMENT), never a verdict."""
+
+    def __init__(self, violations: Sequence[FieldViolation]) -> None:
+        self.violations = list(violations)
+        super().__init__("; ".join(f"{v.field}: {v.description}" for v in self.violations))
+
+    @classmethod
+    def one(cls, field_path: str, description: str) -> InvalidInput:
+        return cls([FieldViolation(field_path, description)])
+
+    def prefixed(self, prefix: str) -> InvalidInput:
+        """The same violations with ``prefix`` put before every field path."""
+        return InvalidInput(
+            [
+                FieldViolation(f"{prefix}.{v.field}" if v.field else prefix, v.description)
+                for v in self.violations
+            ]
+        )
+
+
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
+C = TypeVar("C")
+V = TypeVar("V")
+
+
+@dataclass(slots=True)
+class Outcome(Generic[S, E]):
+    """The referee's answer to one action.
+
+    ``state`` is the next state (accepted, penalized) or the very input state
+    (rejected). ``events`` are complete (unredacted); use the game's
+    ``redact_events`` before showing them to anyone.
+    """
+
+    verdict: Verdict
+    state: S
+    events: list[E] = field(default_factory=list)
+    violations: tuple[Violation, ...] = ()
+    penalties: tuple[Penalty, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatScore:
+    seat: int
+    points: int = 0
+    games_won: int = 0
+    rounds_won: int = 0
+    counters: int = 0
+    chips: int = 0
+    eliminated: bool = False
+    cards_in_hand: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorScore:
+    spectator: str
+    net: int
+    open_wagers: int
+
+
+@dataclass(frozen=True, slots=True)
+class Scoreboard:
+    seats: tuple[SeatScore, ...]
+    finished: bool = False
+    winners: tuple[int, ...] = ()
+    pool: int = 0
+    spectators: tuple[SpectatorScore, ...] = ()
+    standings: tuple[tuple[int, ...], ...] = ()
+
+
+class OptionType(IntEnum):
+    """Values equal ``referee.v1.OptionType``."""
+
+    BOOL = 1
+    INTEGER = 2
+    ENUM = 3
+    STRING_LIST = 4
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One configuration option, as ListGames describes it."""
+
+    name: str
+    description: str
+    type: OptionType
+    default: str
+    rule_id: str
+    min: int = 0
+    max: int = 0
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VariantSpec:
+    """A named variant of the rule text and the option settings that select it."""
+
+    id: str
+    title: str
+    rule_id: str
+    description: str
+    settings: tuple[tuple[str, str], ...]
+
+
+class Rules(Protocol[C, S, A, E, V]):
+    """What every game provides. Implementations are stateless singletons."""
+
+    game_id: str
+    title: str
+    rules_version: str
+    rules_document: str
+    description: str
+    min_seats: int
+    max_seats: int
+    options: tuple[OptionSpec, ...]
+    variants: tuple[VariantSpec, ...]
+
+    def new_game(self, config: C, seed: bytes) -> tuple[S, list[E]]:
+        """The first state (first deal done) and the events of the start."""
+        ...
+
+    def validate(self, state: S) -> None:
+        """Raise :class:`InvalidInput` unless ``state`` is possible."""
+        ...
+
+    def legal_actions(self, state: S, actor: Actor | None) -> list[A]:
+        """Every action ``actor`` may take now (``None``: every seat and the table)."""
+        ...
+
+    def apply(self, state: S, action: A) -> Outcome[S, E]: ...
+
+    def is_over(self, state: S) -> bool: ...
+
+    def scoreboard(self, state: S) -> Scoreboard: ...
+
+    def view(self, state: S, viewer: Viewer) -> V:
+        """What ``viewer`` may see of ``state``, and nothing more."""
+        ...
+
+    def redact_events(self, state: S, events: Sequence[E], viewer: Viewer) -> list[E]:
+        """``events`` as ``viewer`` may see them (``state`` is the state after them)."""
+        ...

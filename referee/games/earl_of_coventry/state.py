@@ -1,0 +1,367 @@
+"""Configuration, state, actions and events of Earl of Coventry.
+
+Everything here is plain data; the rules live in ``rules.py``. Cards are
+codes 0..51 (``referee.cards``) and hands are 52-bit masks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from referee.games.base import Actor, FieldViolation, InvalidInput
+from referee.games.earl_of_coventry.calls import RANK_PLACEHOLDER, CallStyle
+
+MIN_SEATS = 2
+MAX_SEATS = 13
+DEFAULT_SEATS = 4
+DEFAULT_COUNTERS = 20
+MAX_COUNTERS = 1_000_000
+MAX_TEMPLATE_LENGTH = 200
+# Shuffle 0xFFFFFFFF is the cut pack (SHUF-4): rounds stop one short of it.
+MAX_ROUND = 0xFFFFFFFE
+NO_RANK = -1
+NO_SEAT = -1
+
+
+class Scoring(IntEnum):
+    """C-SCORE-0. Values equal ``referee.v1.EarlOfCoventryScoring``."""
+
+    SIMPLE = 1
+    COUNTERS = 2
+    ELIMINATION = 3
+
+
+class Phase(IntEnum):
+    """Values equal ``referee.v1.EarlOfCoventryPhase``."""
+
+    PLAYING = 1
+    BETWEEN_ROUNDS = 2
+    SESSION_OVER = 3
+
+
+@dataclass(frozen=True, slots=True)
+class EarlConfig:
+    """The options of a session (defaults filled in)."""
+
+    seats: int = DEFAULT_SEATS
+    first_dealer: int | None = None
+    call_style: CallStyle = CallStyle.EARL
+    couplet_templates: tuple[str, ...] = ()
+    scoring: Scoring = Scoring.SIMPLE
+    starting_counters: int = DEFAULT_COUNTERS
+    penalty_earl: bool = False
+    open_hands: bool = False
+    holding_allowed: bool = False
+
+    @property
+    def uses_counters(self) -> bool:
+        """Counters are kept: counters or elimination scoring, or Penalty Earl (C-VAR-4)."""
+        return self.scoring is not Scoring.SIMPLE or self.penalty_earl
+
+    @property
+    def pays_per_card(self) -> bool:
+        """Losers pay per card left (C-SCORE-2)."""
+        return self.scoring is not Scoring.SIMPLE
+
+    def check(self) -> None:
+        """Raise :class:`InvalidInput` for a configuration out of range (C-SEAT-1, C-VAR-5, ...)."""
+        errors: list[FieldViolation] = []
+        if not MIN_SEATS <= self.seats <= MAX_SEATS:
+            errors.append(
+                FieldViolation("seats", f"must be {MIN_SEATS} .. {MAX_SEATS} (C-SEAT-1)")
+            )
+        elif self.first_dealer is not None and not 0 <= self.first_dealer < self.seats:
+            errors.append(FieldViolation("first_dealer", "must be a seat of the table (C-SEAT-2)"))
+        if not 1 <= self.starting_counters <= MAX_COUNTERS:
+            errors.append(
+                FieldViolation(
+                    "starting_counters", f"must be 1 .. {MAX_COUNTERS:,} (C-SCORE-2)"
+                )
+            )
+        if self.call_style is CallStyle.CUSTOM:
+            if len(self.couplet_templates) != 4:
+                errors.append(
+                    FieldViolation(
+                        "couplet_templates",
+                        "the custom call style needs exactly four templates (C-VAR-5)",
+                    )
+                )
+            for i, t in enumerate(self.couplet_templates):
+                if not t.strip() or len(t) > MAX_TEMPLATE_LENGTH:
+                    errors.append(
+                        FieldViolation(
+                            f"couplet_templates[{i}]",
+                            f"must be 1 .. {MAX_TEMPLATE_LENGTH} characters (C-VAR-5)",
+                        )
+                    )
+                elif "{" in t.replace(RANK_PLACEHOLDER, "") or "}" in t.replace(
+                    RANK_PLACEHOLDER, ""
+                ):
+                    errors.append(
+                        FieldViolation(
+                            f"couplet_templates[{i}]",
+                            "the only placeholder is {rank} (C-VAR-5)",
+                        )
+                    )
+        elif self.couplet_templates:
+            errors.append(
+                FieldViolation(
+                    "couplet_templates", "templates are only allowed with the custom call style"
+                )
+            )
+        if errors:
+            raise InvalidInput(errors)
+
+
+class ActionKind(IntEnum):
+    PLAY = 1
+    PASS = 2
+    NEXT_ROUND = 3
+    END_SESSION = 4
+
+
+@dataclass(frozen=True, slots=True)
+class EarlAction:
+    """A proposed action. ``card`` is a card code for PLAY, else -1."""
+
+    actor: Actor
+    kind: ActionKind
+    card: int = -1
+    call: str = ""
+
+
+@dataclass(slots=True)
+class EarlState:
+    """The full state of a session. Treat as immutable: ``rules.apply`` returns new ones.
+
+    ``hands`` are card masks per seat. ``dealt_in`` and ``eliminated`` are seat
+    masks. ``current_rank`` is a rank index 0..12 or ``NO_RANK`` when a lead is
+    due; then ``last_player == turn``. ``played`` lists the cards played in the
+    round, oldest first.
+    """
+
+    config: EarlConfig
+    seed: bytes
+    phase: Phase
+    round: int
+    dealer: int
+    hands: tuple[int, ...]
+    rounds_won: tuple[int, ...]
+    counters: tuple[int, ...]
+    eliminated: int
+    dealt_in: int
+    played: bytes
+    current_rank: int
+    run_length: int
+    turn: int
+    last_player: int
+    pool: int
+    tiebreak: bool
+    round_winner: int
+    winners: tuple[int, ...]
+
+    def clone(self) -> EarlState:
+        """A shallow copy (every field is immutable)."""
+        s = EarlState.__new__(EarlState)
+        s.config = self.config
+        s.seed = self.seed
+        s.phase = self.phase
+        s.round = self.round
+        s.dealer = self.dealer
+        s.hands = self.hands
+        s.rounds_won = self.rounds_won
+        s.counters = self.counters
+        s.eliminated = self.eliminated
+        s.dealt_in = self.dealt_in
+        s.played = self.played
+        s.current_rank = self.current_rank
+        s.run_length = self.run_length
+        s.turn = self.turn
+        s.last_player = self.last_player
+        s.pool = self.pool
+        s.tiebreak = self.tiebreak
+        s.round_winner = self.round_winner
+        s.winners = self.winners
+        return s
+
+    def played_mask(self) -> int:
+        m = 0
+        for c in self.played:
+            m |= 1 << c
+        return m
+
+    def run_cards(self) -> bytes:
+        """The cards of the run under way (the last ``run_length`` cards played)."""
+        return self.played[len(self.played) - self.run_length :] if self.run_length else b""
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class DealerCut:
+    """CUT / C-SEAT-2: ``draws[s]`` are the cards seat ``s`` drew."""
+
+    draws: tuple[tuple[int, ...], ...]
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundDealt:
+    round: int
+    dealer: int
+    seats: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    tiebreak: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: int
+    card: int
+    position: int
+    call: str
+    cards_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassedOver:
+    seat: int
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    seat: int
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class CoupletBotched:
+    seat: int
+    card: int
+    position: int
+    expected: str
+    said: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankCompleted:
+    rank: int
+    seat: int
+
+
+class CutShortReason(IntEnum):
+    """C-PLAY-7. Values equal ``referee.v1.EarlOfCoventryCutShortReason``."""
+
+    NO_HOLDER = 1
+    ALL_DECLINED = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RunCutShort:
+    rank: int
+    run_length: int
+    leader: int
+    reason: CutShortReason
+
+
+@dataclass(frozen=True, slots=True)
+class LeadPassed:
+    from_seat: int
+    to_seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyCharged:
+    seat: int
+    amount: int
+    pool: int
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    from_seat: int
+    cards_left: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundWon:
+    seat: int
+    round: int
+    payments: tuple[Payment, ...]
+    pool_collected: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEliminated:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TiebreakStarted:
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded:
+    winners: tuple[int, ...]
+
+
+EarlEvent = (
+    DealerCut
+    | RoundDealt
+    | CardPlayed
+    | PassedOver
+    | Passed
+    | CoupletBotched
+    | RankCompleted
+    | RunCutShort
+    | LeadPassed
+    | PenaltyCharged
+    | RoundWon
+    | SeatEliminated
+    | TiebreakStarted
+    | SessionEnded
+)
+
+
+# ---------------------------------------------------------------- views
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    card_count: int
+    hand: tuple[int, ...] | None
+    rounds_won: int
+    counters: int
+    eliminated: bool
+    dealt_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EarlView:
+    config: EarlConfig
+    phase: Phase
+    round: int
+    dealer: int
+    turn: int
+    current_rank: int
+    run_length: int
+    last_player: int
+    seats: tuple[SeatView, ...]
+    played: bytes
+    pool: int
+    tiebreak: bool
+    round_winner: int
+    winners: tuple[int, ...]
+    next_call: str
+
+
+def hand_size_dealt(n_dealt: int, position_from_eldest: int) -> int:
+    """C-DEAL-2: cards dealt to the seat at ``position_from_eldest`` among ``n_dealt`` seats."""
+    return 52 // n_dealt + (1 if position_from_eldest < 52 % n_dealt else 0)
