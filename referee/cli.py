@@ -129,6 +129,22 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("games", help="list the games, their options and variants")
 
+    scenario = sub.add_parser(
+        "scenario",
+        help="referee scenario files and check their expectations (docs/scenarios.md)",
+    )
+    scenario.add_argument("files", nargs="+", help="scenario JSON files")
+    scenario.add_argument(
+        "--address", help="check against a running server (default: in-process referee)"
+    )
+
+    deal = sub.add_parser(
+        "deal",
+        help="show the first deal of a configuration and seed (to write scenarios)",
+    )
+    deal.add_argument("config", help="GameConfig as JSON, e.g. '{\"earlOfCoventry\": {}}'")
+    deal.add_argument("--seed", required=True, help="32 bytes as 64 hex digits")
+
     health = sub.add_parser("health", help="check a server's health (exit 0 when SERVING)")
     health.add_argument("--address", default=f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
@@ -191,6 +207,69 @@ def _health(args: argparse.Namespace) -> int:
     return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
+def _scenario(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from referee import scenarios
+
+    backend: scenarios.Backend | None = None
+    channel = None
+    if args.address:
+        import grpc
+
+        from referee.v1 import referee_pb2_grpc
+
+        channel = grpc.insecure_channel(args.address)
+        backend = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+    failed = 0
+    try:
+        for result in scenarios.run_files([Path(f) for f in args.files], backend):
+            if result.ok:
+                print(f"ok    {result.path}  ({result.steps} steps)")
+            else:
+                failed += 1
+                print(f"FAIL  {result.path}")
+                for failure in result.failures:
+                    print(f"      {failure}")
+    finally:
+        if channel is not None:
+            channel.close()
+    return 1 if failed else 0
+
+
+def _deal(args: argparse.Namespace) -> int:
+    import json
+
+    from google.protobuf import json_format
+
+    from referee import scenarios
+    from referee.errors import RequestError
+    from referee.v1 import common_pb2, referee_pb2
+
+    try:
+        config = json_format.ParseDict(json.loads(args.config), referee_pb2.GameConfig())
+        seed = bytes.fromhex(args.seed)
+    except (ValueError, json_format.ParseError) as e:
+        print(f"referee deal: {e}", file=sys.stderr)
+        return 2
+    backend = scenarios.InProcess()
+    try:
+        first = backend.NewGame(referee_pb2.NewGameRequest(config=config, seed=seed))
+        seats = len(first.scoreboard.seats)
+        public = common_pb2.Viewer(public=common_pb2.PublicViewer())
+        views = [common_pb2.Viewer(seat=s) for s in range(seats)] + [public]
+        first = backend.NewGame(referee_pb2.NewGameRequest(config=config, seed=seed, views=views))
+    except RequestError as e:
+        print(f"referee deal: {e.message}", file=sys.stderr)
+        return 2
+    out = {
+        "events": [scenarios.compact(e) for e in first.events],
+        "views": [scenarios.compact(v) for v in first.views],
+    }
+    print(json.dumps(out, indent=1, ensure_ascii=False))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -200,6 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _games()
     if args.command == "health":
         return _health(args)
+    if args.command == "scenario":
+        return _scenario(args)
+    if args.command == "deal":
+        return _deal(args)
     parser.print_help()
     return 2
 
