@@ -9,8 +9,12 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from referee import logs
 from referee.server import RefereeServer, ServerSettings
 from referee.v1 import referee_pb2_grpc
+
+# The in-process servers log warnings only (the subprocess tests read their own logs).
+logs.configure("warning", "json")
 
 
 class ServerThread:
