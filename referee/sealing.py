@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -48,10 +50,15 @@ class KeyConfigError(ValueError):
     """An unusable key configuration (start-up error)."""
 
 
+TABLE_SEAT = 0xFFFFFFFF
+CREDENTIAL_BYTES = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Key:
     id: str
     aead: AESGCM
+    credential_root: bytes
 
     def __repr__(self) -> str:  # never show key material
         return f"Key(id={self.id!r})"
@@ -73,7 +80,8 @@ class Keyring:
             if len(material) != KEY_BYTES:
                 raise KeyConfigError(f"key {key_id!r} must be {KEY_BYTES} bytes (AES-256)")
             seen.add(key_id)
-            parsed.append(Key(key_id, AESGCM(material)))
+            root = hmac.new(material, b"referee-seat-credential-v1", hashlib.sha256).digest()
+            parsed.append(Key(key_id, AESGCM(material), root))
         if not parsed:
             raise KeyConfigError("no sealing key given")
         self.keys = tuple(parsed)
@@ -124,6 +132,27 @@ class Keyring:
             raise SealError(
                 SEAL_INVALID, "sealed_state does not verify: it was altered or corrupted"
             ) from None
+
+
+def _credential(root: bytes, commitment: bytes, seat: int) -> bytes:
+    mac = hmac.new(root, commitment + seat.to_bytes(4, "big"), hashlib.sha256)
+    return mac.digest()[:CREDENTIAL_BYTES]
+
+
+def credential(keyring: Keyring, commitment: bytes, seat: int) -> bytes:
+    """The credential of ``seat`` (``TABLE_SEAT`` for the table) in the game whose seed
+    commitment is ``commitment``, made with the sealing key."""
+    return _credential(keyring.keys[0].credential_root, commitment, seat)
+
+
+def check_credential(keyring: Keyring, commitment: bytes, seat: int, given: bytes) -> bool:
+    """Whether ``given`` is the credential of ``seat`` under any key of the keyring."""
+    if len(given) != CREDENTIAL_BYTES:
+        return False
+    return any(
+        hmac.compare_digest(_credential(k.credential_root, commitment, seat), given)
+        for k in keyring.keys
+    )
 
 
 def parse_keys(text: str) -> list[tuple[str, bytes]]:

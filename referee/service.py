@@ -31,7 +31,14 @@ from referee.codec.common import (
 )
 from referee.errors import RequestError, invalid
 from referee.games.base import ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
-from referee.sealing import SEAL_INVALID, Keyring, SealError
+from referee.sealing import (
+    SEAL_INVALID,
+    TABLE_SEAT,
+    Keyring,
+    SealError,
+    check_credential,
+    credential,
+)
 from referee.seeds import MAX_ENTROPY_BYTES, SEED_BYTES, commitment, effective_seed, random_seed
 from referee.v1 import referee_pb2, referee_pb2_grpc
 
@@ -245,19 +252,50 @@ class Referee:
             response.ClearField("state")
         return state_hash_of(data)
 
-    def _viewers(self, msgs: Sequence[Any], seats: int, path: str) -> list[Viewer]:
+    def _viewers(
+        self,
+        msgs: Sequence[Any],
+        seats: int,
+        path: str,
+        opened: Opened | None = None,
+        *,
+        repeated: bool = True,
+    ) -> list[Viewer]:
+        """Decode the viewers of a request; with ``opened``, check seat credentials."""
         if len(msgs) > self.limits.max_views:
             raise invalid(path, f"at most {self.limits.max_views} views per request")
         viewers = []
         for i, m in enumerate(msgs):
+            where = f"{path}[{i}]" if repeated else path
             try:
-                v = decode_viewer(m, f"{path}[{i}]")
+                v = decode_viewer(m, where)
             except InvalidInput as e:
                 raise RequestError.from_invalid(e) from None
-            if v.kind is ViewerKind.SEAT and v.seat >= seats:
-                raise invalid(f"{path}[{i}].seat", "is not a seat of the table")
+            if v.kind is ViewerKind.SEAT:
+                if v.seat >= seats:
+                    raise invalid(f"{where}.seat", "is not a seat of the table")
+                if opened is not None:
+                    self._authorize(opened, v.seat, m.credential, where)
             viewers.append(v)
         return viewers
+
+    def _authorize(self, opened: Opened, seat: int, given: bytes, path: str) -> None:
+        """With --require-sealed, a seat's hidden information and actions need its credential."""
+        if not self.require_sealed or self.keyring is None:
+            return
+        if not check_credential(self.keyring, commitment(opened.msg.seed), seat, given):
+            who = "the table" if seat == TABLE_SEAT else f"seat {seat}"
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"{path}.credential: the credential of {who} is missing or wrong",
+                reason="SEAT_CREDENTIAL_INVALID",
+            )
+
+    def _authorize_actor(self, opened: Opened, msg: Any, actor: Any, path: str) -> None:
+        if actor.kind is ActorKind.SEAT:
+            self._authorize(opened, actor.seat, msg.credential, path)
+        elif actor.kind is ActorKind.TABLE:
+            self._authorize(opened, TABLE_SEAT, msg.credential, path)
 
     def _view(
         self,
@@ -319,6 +357,13 @@ class Referee:
             )
         encode_scoreboard(rules.scoreboard(state), response.scoreboard)
         response.seed_commitment = commitment(seed)
+        if self.keyring is not None:
+            response.seat_credentials.extend(
+                credential(self.keyring, response.seed_commitment, s) for s in range(seats)
+            )
+            response.table_credential = credential(
+                self.keyring, response.seed_commitment, TABLE_SEAT
+            )
         return response
 
     def apply_action(
@@ -336,13 +381,14 @@ class Referee:
             action = codec.decode_action(request.action, opened.state, "action")
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
+        self._authorize_actor(opened, request.action.actor, action.actor, "action.actor")
         try:
             outcome = rules.apply(opened.state, action)
         except InvalidInput as e:
             raise RequestError.from_invalid(e.prefixed("action")) from None
         _note(codec.game_id, outcome.verdict, outcome.violations)
         seats = codec.seat_count(opened.state)
-        viewers = self._viewers(request.views, seats, "views")
+        viewers = self._viewers(request.views, seats, "views", opened)
         response = referee_pb2.ApplyActionResponse(verdict=outcome.verdict)
         encode_violations(outcome.violations, response.violations)
         encode_penalties(outcome.penalties, response.penalties)
@@ -399,6 +445,9 @@ class Referee:
                 raise RequestError.from_invalid(e) from None
             if actor.kind is ActorKind.SEAT and actor.seat >= codec.seat_count(opened.state):
                 raise invalid("actor.seat", "is not a seat of the table")
+            self._authorize_actor(opened, request.actor, actor, "actor")
+        elif self.require_sealed:
+            raise invalid("actor", "is required when the server requires sealed states")
         response = referee_pb2.LegalActionsResponse()
         for action in codec.rules.legal_actions(opened.state, actor):
             codec.encode_action(action, response.actions.add())
@@ -410,7 +459,9 @@ class Referee:
         _note(codec.game_id)
         if not request.HasField("viewer"):
             raise invalid("viewer", "is required (a seat, a spectator or the public)")
-        (viewer,) = self._viewers([request.viewer], codec.seat_count(opened.state), "viewer")
+        (viewer,) = self._viewers(
+            [request.viewer], codec.seat_count(opened.state), "viewer", opened, repeated=False
+        )
         response = referee_pb2.ViewStateResponse(state_hash=opened.hash)
         self._view(
             codec,

@@ -176,7 +176,7 @@ class NewGameRequest(_message.Message):
     def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., views: _Optional[_Iterable[_Union[_common_pb2.Viewer, _Mapping]]] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
-    __slots__ = ("state", "sealed_state", "state_hash", "events", "views", "scoreboard", "seed_commitment")
+    __slots__ = ("state", "sealed_state", "state_hash", "events", "views", "scoreboard", "seed_commitment", "seat_credentials", "table_credential")
     STATE_FIELD_NUMBER: _ClassVar[int]
     SEALED_STATE_FIELD_NUMBER: _ClassVar[int]
     STATE_HASH_FIELD_NUMBER: _ClassVar[int]
@@ -184,6 +184,8 @@ class NewGameResponse(_message.Message):
     VIEWS_FIELD_NUMBER: _ClassVar[int]
     SCOREBOARD_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_CREDENTIALS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     sealed_state: bytes
     state_hash: bytes
@@ -191,7 +193,9 @@ class NewGameResponse(_message.Message):
     views: _containers.RepeatedCompositeFieldContainer[GameView]
     scoreboard: _common_pb2.Scoreboard
     seed_commitment: bytes
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., sealed_state: _Optional[bytes] = ..., state_hash: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., views: _Optional[_Iterable[_Union[GameView, _Mapping]]] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., seed_commitment: _Optional[bytes] = ...) -> None: ...
+    seat_credentials: _containers.RepeatedScalarFieldContainer[bytes]
+    table_credential: bytes
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., sealed_state: _Optional[bytes] = ..., state_hash: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., views: _Optional[_Iterable[_Union[GameView, _Mapping]]] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., seed_commitment: _Optional[bytes] = ..., seat_credentials: _Optional[_Iterable[bytes]] = ..., table_credential: _Optional[bytes] = ...) -> None: ...
 
 class ApplyActionRequest(_message.Message):
     __slots__ = ("state", "sealed_state", "action", "views")

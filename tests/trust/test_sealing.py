@@ -25,7 +25,9 @@ from referee.sealing import (
 )
 from referee.server import ServerSettings
 from referee.service import Referee
-from referee.v1 import common_pb2, earl_of_coventry_pb2 as eoc, referee_pb2 as pb, referee_pb2_grpc
+from referee.v1 import common_pb2, referee_pb2_grpc
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import referee_pb2 as pb
 
 from ..service.conftest import ServerThread
 
@@ -186,12 +188,89 @@ def test_sealed_server_over_the_wire() -> None:
             detail = error_details_pb2.ErrorInfo()
             assert status.details[0].Unpack(detail)
             assert detail.reason == SEAL_INVALID and detail.domain == "referee.v1"
-            action = stub.LegalActions(
-                pb.LegalActionsRequest(sealed_state=first.sealed_state)
-            ).actions[0]
+            seats = range(3)
+            actions = [
+                a
+                for s in seats
+                for a in stub.LegalActions(
+                    pb.LegalActionsRequest(
+                        sealed_state=first.sealed_state,
+                        actor=common_pb2.Actor(seat=s, credential=first.seat_credentials[s]),
+                    )
+                ).actions
+            ]
+            action = actions[0]
+            action.actor.credential = first.seat_credentials[action.actor.seat]
             reply = stub.ApplyAction(
                 pb.ApplyActionRequest(sealed_state=first.sealed_state, action=action)
             )
             assert reply.verdict == common_pb2.VERDICT_ACCEPTED and reply.sealed_state
     finally:
         thread.stop()
+
+
+def test_require_sealed_guards_each_seat_with_its_credential() -> None:
+    """With --require-sealed, a seat's view, legal actions and actions need its credential;
+    the public view needs none (docs/trust.md)."""
+    strict = sealed_referee(K1, require=True)
+    first = strict.new_game(pb.NewGameRequest(config=CONFIG))
+    creds = list(first.seat_credentials)
+    assert len(creds) == 3 and len(set(creds)) == 3 and first.table_credential
+    token = first.sealed_state
+    turn = pb.GameState.FromString(Keyring([K1]).open(token)).earl_of_coventry.turn
+    other = (turn + 1) % 3
+
+    def denied(call: object) -> None:
+        with pytest.raises(RequestError) as info:
+            call()  # type: ignore[operator]
+        assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert info.value.reason == "SEAT_CREDENTIAL_INVALID"
+
+    # Views: own credential opens own seat only; public needs none.
+    own = common_pb2.Viewer(seat=turn, credential=creds[turn])
+    assert strict.view_state(pb.ViewStateRequest(sealed_state=token, viewer=own)).view
+    denied(
+        lambda: strict.view_state(
+            pb.ViewStateRequest(
+                sealed_state=token, viewer=common_pb2.Viewer(seat=other, credential=creds[turn])
+            )
+        )
+    )
+    denied(
+        lambda: strict.view_state(
+            pb.ViewStateRequest(sealed_state=token, viewer=common_pb2.Viewer(seat=other))
+        )
+    )
+    public = common_pb2.Viewer(public=common_pb2.PublicViewer())
+    assert strict.view_state(pb.ViewStateRequest(sealed_state=token, viewer=public)).view
+    # Legal actions and actions.
+    actor = common_pb2.Actor(seat=turn, credential=creds[turn])
+    actions = strict.legal_actions(pb.LegalActionsRequest(sealed_state=token, actor=actor)).actions
+    assert actions
+    denied(
+        lambda: strict.legal_actions(
+            pb.LegalActionsRequest(sealed_state=token, actor=common_pb2.Actor(seat=turn))
+        )
+    )
+    with pytest.raises(RequestError):
+        strict.legal_actions(pb.LegalActionsRequest(sealed_state=token))
+    action = actions[0]
+    stolen = pb.Action()
+    stolen.CopyFrom(action)
+    stolen.actor.credential = creds[other]
+    denied(lambda: strict.apply_action(pb.ApplyActionRequest(sealed_state=token, action=stolen)))
+    action.actor.credential = creds[turn]
+    reply = strict.apply_action(
+        pb.ApplyActionRequest(sealed_state=token, action=action, views=[own])
+    )
+    assert reply.verdict == common_pb2.VERDICT_ACCEPTED
+    denied(
+        lambda: strict.apply_action(
+            pb.ApplyActionRequest(
+                sealed_state=token, action=action, views=[common_pb2.Viewer(seat=other)]
+            )
+        )
+    )
+    # The credentials of one game do not open another.
+    second = strict.new_game(pb.NewGameRequest(config=CONFIG))
+    assert second.seat_credentials[turn] != creds[turn]
