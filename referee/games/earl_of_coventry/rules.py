@@ -397,14 +397,18 @@ class EarlOfCoventryRules:
         # Seats dealt in, eliminated, counters (C-SCORE-2 .. C-SCORE-5, C-VAR-4).
         if state.dealt_in & ~all_seats or state.eliminated & ~all_seats:
             bad("seats", "seat flags out of range")
-        if state.dealt_in & state.eliminated:
+        playing = state.phase is Phase.PLAYING
+        alive = all_seats & ~state.eliminated
+        # ``dealt_in`` describes the current round, or the last one between rounds and
+        # once the session is over: the seats eliminated at its end were dealt into it.
+        if state.dealt_in & state.eliminated and (playing or state.tiebreak):
             bad("seats", "an eliminated seat cannot be dealt in (C-SCORE-5)")
         if state.eliminated and cfg.scoring is not Scoring.ELIMINATION:
             bad("seats", "seats are eliminated only under elimination scoring (C-SCORE-5)")
         n_dealt = state.dealt_in.bit_count()
         if n_dealt < 2:
             bad("seats", "at least two seats are dealt in")
-        if not state.tiebreak and state.dealt_in != all_seats & ~state.eliminated:
+        if not state.tiebreak and alive & ~state.dealt_in:
             bad("seats", "every seat not eliminated is dealt in (C-DEAL-2)")
         for s in range(n):
             if not state.dealt_in >> s & 1 and state.hands[s]:
