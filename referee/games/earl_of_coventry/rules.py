@@ -862,10 +862,15 @@ class EarlOfCoventryRules:
             for s in range(n)
         )
         key = state.counters if cfg.pays_per_card else state.rounds_won
+        # Once the session is over its winners come first: the winner of a tie-break
+        # round (C-SCORE-4) may hold no more counters than the seat it beat.
         groups: dict[int, list[int]] = {}
         for s in range(n):
-            groups.setdefault(key[s], []).append(s)
+            if s not in state.winners:
+                groups.setdefault(key[s], []).append(s)
         standings = tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
+        if state.winners:
+            standings = (tuple(sorted(state.winners)), *standings)
         return Scoreboard(
             seats=seats,
             finished=state.phase is Phase.SESSION_OVER,
