@@ -339,11 +339,17 @@ def test_C_SCORE_5_counters_scoring_never_eliminates() -> None:
 def test_C_SCORE_5_table_may_still_end_the_session() -> None:
     """C-SCORE-6 under elimination: the table may end the session between rounds; the
     seat with the most counters among those still in wins."""
-    state = between_rounds([30, 0, 25, 25], dealer=0, scoring=Scoring.ELIMINATION)
-    state.eliminated = 0b0010
-    state.hands = (state.hands[0] | state.hands[1], 0, state.hands[2], state.hands[3])
-    state.dealt_in = 0b1101
-    RULES.validate(state)
+    config = EarlConfig(seats=4, scoring=Scoring.ELIMINATION, starting_counters=20)
+    state = make_state(
+        ["", "", "6C 7C", "8C"],
+        config=config,
+        phase=Phase.BETWEEN_ROUNDS,
+        round=4,
+        round_winner=0,
+        dealer=3,
+        counters=[30, 0, 25, 25],
+        eliminated=[1],
+    )
     out = accepted(state, END_SESSION)
     assert out.state.winners == (0,)
 

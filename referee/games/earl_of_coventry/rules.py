@@ -66,7 +66,7 @@ from referee.games.earl_of_coventry.state import (
     TiebreakStarted,
     hand_size_dealt,
 )
-from referee.shuffle import cut_for_dealer, shuffle
+from referee.shuffle import SEED_BYTES, cut_for_dealer, shuffle
 
 GAME_ID = "earl_of_coventry"
 RULES_VERSION = "earl_of_coventry/1"
@@ -265,6 +265,8 @@ class EarlOfCoventryRules:
     def new_game(self, config: EarlConfig, seed: bytes) -> tuple[EarlState, list[EarlEvent]]:
         """C-SEAT-2 (cut or fixed dealer), then round 0 is dealt (C-DEAL-1, C-DEAL-2)."""
         config.check()
+        if len(seed) != SEED_BYTES:
+            raise InvalidInput.one("seed", "must be 32 bytes (SHUF)")
         n = config.seats
         events: list[EarlEvent] = []
         if config.first_dealer is None:
@@ -351,7 +353,10 @@ class EarlOfCoventryRules:
 
     def validate(self, state: EarlState) -> None:
         """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules."""
-        state.config.check()
+        try:
+            state.config.check()
+        except InvalidInput as e:
+            raise e.prefixed("config") from None
         cfg = state.config
         n = cfg.seats
         errors: list[FieldViolation] = []
@@ -359,7 +364,7 @@ class EarlOfCoventryRules:
         def bad(path: str, why: str) -> None:
             errors.append(FieldViolation(path, why))
 
-        if len(state.seed) != 32:
+        if len(state.seed) != SEED_BYTES:
             bad("seed", "must be 32 bytes")
         if not (len(state.hands) == len(state.rounds_won) == len(state.counters) == n):
             bad("seats", f"must list exactly {n} seats (config.seats)")
@@ -370,7 +375,7 @@ class EarlOfCoventryRules:
                 bad(path, "is not a seat of the table")
         if not 0 <= state.last_player < n:
             bad("last_player", "is not a seat of the table")
-        if state.round > MAX_ROUND - 1:
+        if not 0 <= state.round <= MAX_ROUND - 1:
             bad("round", "is out of range")
         if errors:
             raise InvalidInput(errors)
@@ -430,6 +435,10 @@ class EarlOfCoventryRules:
             bad("seats", "counters are kept only with counters scoring or Penalty Earl")
         if state.pool and not cfg.penalty_earl:
             bad("pool", "there is a pool only under Penalty Earl (C-VAR-4)")
+        elif state.pool < 0:
+            bad("pool", "is out of range")
+        elif state.pool and not playing:
+            bad("pool", "the round winner has collected the pool (C-VAR-4)")
         if not state.dealt_in >> state.dealer & 1:
             bad("dealer", "the dealer is dealt in (C-SEAT-3)")
         finished_rounds = state.round + (0 if state.phase is Phase.PLAYING else 1)
@@ -446,12 +455,26 @@ class EarlOfCoventryRules:
             if state.hands[s].bit_count() > hand_size_dealt(n_dealt, pos):
                 bad(f"seats[{s}].hand", "holds more cards than were dealt to it (C-DEAL-2)")
 
+        if state.phase is not Phase.PLAYING:
+            w = state.round_winner
+            if not 0 <= w < n or not state.dealt_in >> w & 1 or state.hands[w]:
+                bad("round_winner", "the round winner has emptied the hand (C-PLAY-8)")
+            for s in range(n):
+                if s != w and state.dealt_in >> s & 1 and not state.hands[s]:
+                    bad(f"seats[{s}].hand", "only the round winner emptied the hand (C-PLAY-8)")
+                if (
+                    cfg.scoring is Scoring.ELIMINATION
+                    and not state.tiebreak
+                    and not state.eliminated >> s & 1
+                    and not state.counters[s]
+                ):
+                    bad(
+                        f"seats[{s}].counters",
+                        "a seat left without counters after a round is eliminated (C-SCORE-5)",
+                    )
         if state.phase is Phase.PLAYING:
             self._validate_play(state, errors)
         elif state.phase is Phase.BETWEEN_ROUNDS:
-            w = state.round_winner
-            if not 0 <= w < n or state.hands[w]:
-                bad("round_winner", "the round winner has emptied the hand (C-PLAY-8)")
             if state.tiebreak:
                 bad("tiebreak", "a tie-break round ends the session (C-SCORE-4)")
             if state.winners:
@@ -463,8 +486,6 @@ class EarlOfCoventryRules:
                 bad("winners", "lists a seat twice")
         else:
             bad("phase", "is unknown")
-        if state.phase is not Phase.PLAYING and state.round_winner == NO_SEAT:
-            bad("round_winner", "a finished round has a winner")
         if errors:
             raise InvalidInput(errors)
 
