@@ -7,6 +7,7 @@ import pytest
 from referee.games.base import InvalidInput
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
+    MAX_ROUND,
     ActionKind,
     EarlAction,
     EarlConfig,
@@ -134,6 +135,7 @@ def between_rounds(
     dealer: int,
     scoring: Scoring = Scoring.COUNTERS,
     penalty: bool = False,
+    round: int = 3,
 ) -> EarlState:
     """Four seats with 20 counters each at the start; the last round (3) was won by the
     seat with no cards."""
@@ -145,7 +147,7 @@ def between_rounds(
         hands,
         config=config,
         phase=Phase.BETWEEN_ROUNDS,
-        round=3,
+        round=round,
         round_winner=winner,
         dealer=dealer,
         counters=counters,
@@ -260,6 +262,26 @@ def test_C_SCORE_4_tie_break_under_elimination_eliminates_no_one() -> None:
     assert new.eliminated == 0
     assert new.counters == (5, 0, 15, 60) and new.pool == 0
     assert new.phase is Phase.SESSION_OVER and new.winners == (3,)
+
+
+def test_C_SCORE_4_tie_break_can_always_be_dealt() -> None:
+    """C-SCORE-4 with C-DEAL-1/SHUF-4: at the last ordinary round the table may still end
+    the session; the tie-break uses the last shuffle number before the cut pack, and
+    ``legal_actions`` lists exactly what ``apply`` accepts."""
+    last = MAX_ROUND - 1
+    state = between_rounds([10, 25, 20, 25], dealer=2, round=last)
+    assert [a.kind for a in RULES.legal_actions(state, TABLE)] == [ActionKind.END_SESSION]
+    assert codes(rejected(state, NEXT_ROUND)) == {"ROUND_LIMIT"}
+    tie = accepted(state, END_SESSION).state
+    assert tie.tiebreak and tie.round == 0xFFFFFFFE
+    hands, _ = deal_reference(SEED, 0xFFFFFFFE, 3, (1, 3), 4)
+    assert list(tie.hands) == hands
+    over = first_legal_playout(tie)
+    assert over.phase is Phase.SESSION_OVER
+    # One round earlier both table actions are listed and accepted.
+    state = between_rounds([10, 25, 20, 25], dealer=2, round=last - 1)
+    assert len(RULES.legal_actions(state, TABLE)) == 2
+    assert accepted(state, NEXT_ROUND).state.round == last
 
 
 # ---------------------------------------------------------------- C-SCORE-5

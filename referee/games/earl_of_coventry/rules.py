@@ -375,7 +375,9 @@ class EarlOfCoventryRules:
                 bad(path, "is not a seat of the table")
         if not 0 <= state.last_player < n:
             bad("last_player", "is not a seat of the table")
-        if not 0 <= state.round <= MAX_ROUND - 1:
+        # Ordinary rounds stop one short of MAX_ROUND so that a tie-break round can
+        # always be dealt (C-SCORE-4); shuffle 0xFFFFFFFF is the cut pack (SHUF-4).
+        if not 0 <= state.round <= (MAX_ROUND if state.tiebreak else MAX_ROUND - 1):
             bad("round", "is out of range")
         if errors:
             raise InvalidInput(errors)
@@ -854,8 +856,8 @@ class EarlOfCoventryRules:
         if len(tied) == 1:
             self._finish(new, tied, events)
             return Outcome(Verdict.ACCEPTED, new, events)
-        if state.round + 1 >= MAX_ROUND:
-            return _reject(state, ROUND_LIMIT, "the session has reached its last round", "C-DEAL-1")
+        # No round limit here: ordinary rounds stop at MAX_ROUND - 1 (``_next_round``),
+        # leaving shuffle MAX_ROUND for this tie-break, so END_SESSION is always legal.
         events.append(TiebreakStarted(tied))
         mask = 0
         for s in tied:
