@@ -12,18 +12,22 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cards import FULL_MASK, card_list
+from referee.cards import FULL_MASK, RANK_MASKS, card_list
 from referee.games.base import Actor, ActorKind, Outcome, Verdict, Viewer
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
+    NO_RANK,
     ActionKind,
+    CutShortReason,
     EarlAction,
     EarlConfig,
     EarlEvent,
     EarlState,
+    PassedOver,
     Phase,
     RoundDealt,
     RoundWon,
+    RunCutShort,
     TiebreakStarted,
 )
 from tests.earl_of_coventry.helpers import (
@@ -40,9 +44,7 @@ from tests.earl_of_coventry.helpers import (
 
 
 @st.composite
-def configs(
-    draw: st.DrawFn, min_seats: int = 2, scoring: Scoring | None = None
-) -> EarlConfig:
+def configs(draw: st.DrawFn, min_seats: int = 2, scoring: Scoring | None = None) -> EarlConfig:
     n = draw(st.integers(min_seats, 13))
     style = draw(st.sampled_from(list(CallStyle)))
     return EarlConfig(
@@ -96,8 +98,7 @@ def random_action(state: EarlState, rng: random.Random, noise: float) -> EarlAct
     n = state.config.seats
     actor = TABLE if rng.random() < 0.15 else seat(rng.randrange(n))
     kind = rng.choice(
-        [ActionKind.PLAY, ActionKind.PLAY, ActionKind.PLAY, ActionKind.PASS]
-        + [ActionKind.NEXT_ROUND, ActionKind.END_SESSION]
+        [ActionKind.PLAY] * 3 + [ActionKind.PASS, ActionKind.NEXT_ROUND, ActionKind.END_SESSION]
     )
     if kind is ActionKind.PLAY:
         c = rng.randrange(52)
@@ -126,6 +127,85 @@ def counters_conserved(state: EarlState) -> None:
         assert not any(state.counters) and state.pool == 0
 
 
+Turn = tuple[int, int, int, int, list[int], CutShortReason | None]
+
+
+def reference_turn(state: EarlState, action: EarlAction, declined: bool) -> Turn:
+    """C-PLAY-3, C-PLAY-5, C-PLAY-7, C-CHANT-3 read from the text, for a play that counted
+    (``declined`` false) or a pass / botched couplet (``declined`` true).
+
+    Returns ``(turn, last_player, run_length, current_rank, passed_over, cut_short)``.
+    """
+    n = state.config.seats
+    me = action.actor.seat
+    hands = list(state.hands)
+
+    def search(
+        after: int, until: int, last: int, length: int, rank: int, why: CutShortReason
+    ) -> Turn:
+        skipped: list[int] = []
+        s = after
+        while s != until:
+            s = (s + 1) % n
+            if not state.dealt_in >> s & 1:
+                continue
+            if hands[s] & RANK_MASKS[rank]:
+                return (s, last, length, rank, skipped, None)
+            skipped.append(s)
+        return (last, last, 0, NO_RANK, [], why)  # C-PLAY-7: no pass-over events
+
+    if not declined:
+        hands[me] &= ~(1 << action.card)
+        position = state.run_length + 1
+        if position == 4:  # C-PLAY-5: the Earl leads
+            return (me, me, 0, NO_RANK, [], None)
+        # C-PLAY-3: from the player's left all the way round to the player, who plays
+        # again when no one else holds the rank.
+        skipped: list[int] = []
+        for i in range(1, n + 1):
+            s = (me + i) % n
+            if not state.dealt_in >> s & 1:
+                continue
+            if hands[s] & RANK_MASKS[action.card % 13]:
+                return (s, me, position, action.card % 13, skipped, None)
+            skipped.append(s)
+        return (me, me, 0, NO_RANK, [], CutShortReason.NO_HOLDER)
+    if state.run_length == 0:  # C-CHANT-3: a botched lead passes to the left
+        left = next((me + i) % n for i in range(1, n + 1) if state.dealt_in >> ((me + i) % n) & 1)
+        return (left, left, 0, NO_RANK, [], None)
+    last = state.last_player
+    if me == last:
+        # The turn came back to the last player: every other holder has declined since
+        # the most recent card; nobody is asked again (C-PLAY-7 b).
+        return (last, last, 0, NO_RANK, [], CutShortReason.ALL_DECLINED)
+    return search(me, last, last, state.run_length, state.current_rank, CutShortReason.ALL_DECLINED)
+
+
+def check_turn(state: EarlState, action: EarlAction, out: Outcome[EarlState, EarlEvent]) -> None:
+    """Compare the engine's next turn with :func:`reference_turn`."""
+    if action.kind not in (ActionKind.PLAY, ActionKind.PASS):
+        return
+    if out.verdict is Verdict.REJECTED or out.state.phase is not Phase.PLAYING:
+        return
+    if out.verdict is Verdict.ACCEPTED:
+        declined = action.kind is ActionKind.PASS
+    elif {v.code for v in out.violations} == {"COUPLET_BOTCHED"}:
+        declined = True
+    else:
+        return  # Penalty Earl charge for an illegal action: checked in checked_outcome
+    turn, last, length, rank, skipped, cut = reference_turn(state, action, declined)
+    new = out.state
+    assert (new.turn, new.last_player, new.run_length, new.current_rank) == (
+        turn,
+        last,
+        length,
+        rank,
+    ), (action, state)
+    assert [e.seat for e in out.events if isinstance(e, PassedOver)] == skipped
+    cuts = [e for e in out.events if isinstance(e, RunCutShort)]
+    assert [e.reason for e in cuts] == ([cut] if cut else [])
+
+
 def check_step(state: EarlState, action: EarlAction) -> EarlState:
     return checked_outcome(state, action).state
 
@@ -134,6 +214,7 @@ def checked_outcome(state: EarlState, action: EarlAction) -> Outcome[EarlState, 
     """Apply one action and check the verdict against ``legal_actions`` and the rulebook."""
     out = apply_checked(state, action)
     new = out.state
+    check_turn(state, action, out)
     cards_conserved(new)
     counters_conserved(new)
     cfg = state.config
@@ -202,7 +283,9 @@ def test_random_sessions_keep_every_invariant(
 
 @settings(max_examples=25)
 @given(configs(scoring=Scoring.ELIMINATION), seeds, rngs)
-def test_elimination_sessions_terminate(config: EarlConfig, seed: bytes, rng: random.Random) -> None:
+def test_elimination_sessions_terminate(
+    config: EarlConfig, seed: bytes, rng: random.Random
+) -> None:
     """C-SCORE-5 / C-SCORE-6: with legal play and random table actions every session ends;
     every round ends within 52 leads plus the passes between them."""
     state, _ = RULES.new_game(config, seed)
@@ -238,9 +321,7 @@ def test_sessions_are_deterministic(config: EarlConfig, seed: bytes, r: int) -> 
     assert first == again and events == events_again
 
 
-def tie_counters(
-    total: int, tied: list[int], others: list[int], lo: int
-) -> dict[int, int] | None:
+def tie_counters(total: int, tied: list[int], others: list[int], lo: int) -> dict[int, int] | None:
     """Stacks summing to ``total`` where the ``tied`` seats share the most counters and
     every other seat holds ``lo`` .. top - 1 (``None`` when impossible)."""
     k, m = len(tied), len(others)
@@ -356,11 +437,8 @@ def test_views_hide_other_hands(
     """Without open hands, swapping hidden cards between two other seats changes nothing
     in a seat's view (nor in a spectator's or the public view). With open hands
     (C-VAR-6) every view shows every hand."""
-    state = None
-    for i, state in enumerate(session(config, seed, rng, noise=0.1, limit=stop + 1)):
-        if i >= stop:
-            break
-    assert state is not None
+    states = list(session(config, seed, rng, noise=0.1, limit=stop))
+    state = states[-1]
     n = config.seats
     viewers = [Viewer.of_seat(s) for s in range(n)] + [Viewer.PUBLIC, Viewer.of_spectator("x")]
     if config.open_hands:
