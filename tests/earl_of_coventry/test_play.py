@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from referee.cards import RANK_LABELS, RANK_MASKS, card_list, name
-from referee.games.base import Actor
+from referee.games.base import Actor, Viewer
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
     NO_RANK,
@@ -29,6 +29,7 @@ from referee.games.earl_of_coventry.state import (
 from tests.earl_of_coventry.helpers import (
     NEXT_ROUND,
     SEED,
+    Scoring,
     accepted,
     card,
     codes,
@@ -194,7 +195,16 @@ def test_C_PLAY_4_must_play_current_rank_with_position_couplet() -> None:
     state = accepted(state, play(3, "5S", couplet("5", 3))).state
     for wrong in (1, 2, 3):
         assert codes(penalized(state, play(0, "5D", couplet("5", wrong)))) == {"COUPLET_BOTCHED"}
+    assert RULES.view(state, Viewer.PUBLIC).next_call == "And there's the Earl of Coventry."
     accepted(state, play(0, "5D", "And there's the Earl of Coventry."))
+
+
+def test_C_PLAY_4_view_shows_the_couplet_due() -> None:
+    """C-PLAY-4: the couplet due for the next card of the run, as every view shows it."""
+    state = accepted(p1(), play(0, "5C", couplet("5", 1))).state
+    for viewer in (Viewer.PUBLIC, Viewer.of_seat(2), Viewer.of_seat(1)):
+        assert RULES.view(state, viewer).next_call == couplet("5", 2)
+    assert RULES.view(p1(), Viewer.PUBLIC).next_call == ""  # a lead: any rank
 
 
 # ---------------------------------------------------------------- C-PLAY-5
@@ -252,14 +262,21 @@ def test_C_PLAY_6_only_the_player_on_turn_may_pass() -> None:
 
 def test_C_PLAY_6_passing_over_is_free() -> None:
     """C-PLAY-6: seats passed over pay nothing, even under Penalty Earl with counters."""
-    from tests.earl_of_coventry.helpers import Scoring
-
     config = EarlConfig(seats=4, penalty_earl=True, scoring=Scoring.COUNTERS)
     state = make_state(["5C 9C", "5D KD", "QH 3H", "2S 4S"], config=config, turn=1)
     out = accepted(state, play(1, "5D", couplet("5", 1)))
     assert len(events_of(out.events, PassedOver)) == 2
     assert out.state.counters == state.counters and out.state.pool == 0
     assert out.penalties == ()
+    # Under holding allowed a holder's pass is free too.
+    config = EarlConfig(seats=4, penalty_earl=True, scoring=Scoring.COUNTERS, holding_allowed=True)
+    state = make_state(
+        ["5C 9C", "5D KD", "5H 3H", "2S 4S"], config=config, run="5S", turn=0, last_player=3
+    )
+    out = accepted(state, pass_(0))
+    assert out.state.counters == state.counters and out.state.pool == 0
+    assert out.penalties == ()
+    assert out.state.turn == 1
 
 
 # ---------------------------------------------------------------- C-PLAY-7

@@ -18,6 +18,7 @@ from referee.games.earl_of_coventry.state import (
     PassedOver,
     PenaltyCharged,
     Phase,
+    RoundDealt,
     RoundWon,
     SeatEliminated,
 )
@@ -363,6 +364,17 @@ def test_C_VAR_6_open_hands_views(open_hands: bool) -> None:
                 assert sv.hand == tuple(card_list(state.hands[sv.seat]))
             else:
                 assert sv.hand is None
+
+
+def test_C_VAR_6_events_never_reveal_hidden_hands() -> None:
+    """C-VAR-6 / C-PLAY-3: the events are public (cut cards, counts dealt, cards played,
+    pass-overs); none of them shows a card still hidden in a hand."""
+    state, events = RULES.new_game(EarlConfig(seats=4), SEED)
+    for viewer in all_viewers(4):
+        assert RULES.redact_events(state, events, viewer) == events
+    (dealt,) = events_of(events, RoundDealt)
+    assert dealt.hand_sizes == (13, 13, 13, 13)
+    assert not hasattr(dealt, "hands")
 
 
 # ---------------------------------------------------------------- C-VAR-7
