@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 from hypothesis import HealthCheck, settings
+
+from referee.server import ServerSettings
+from referee.v1 import referee_pb2_grpc
+
+from .server_thread import ServerThread
 
 settings.register_profile(
     "referee",
@@ -40,3 +47,24 @@ def shared_dir() -> Path:
     if not path.is_dir():
         pytest.fail(f"shared directory not found: {path} (set REFEREE_SHARED)", pytrace=False)
     return path
+
+
+# A real server on port 0, shared by the service, trust and client tests.
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerThread]:
+    thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture(scope="session")
+def channel(server: ServerThread) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(server.address) as ch:
+        yield ch
+
+
+@pytest.fixture(scope="session")
+def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
+    return referee_pb2_grpc.RefereeServiceStub(channel)

@@ -29,7 +29,7 @@ from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
 
-from ..service.conftest import ServerThread
+from ..server_thread import ServerThread
 
 K1 = ("k1", bytes(range(32)))
 K2 = ("k2", bytes(range(32, 64)))
