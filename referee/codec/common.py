@@ -58,6 +58,34 @@ def mask_from_bytes(data: bytes, path: str, universe: int) -> int:
     return mask
 
 
+def sorted_mask(data: bytes, path: str, universe: int) -> int:
+    """A card mask from card-code bytes in canonical (strictly ascending) order, every code
+    in ``universe``: the only encoding the referee writes, so the only one it reads."""
+    mask = 0
+    previous = -1
+    for c in data:
+        if c <= previous:
+            raise InvalidInput.one(
+                path, "card codes must be in ascending (canonical) order, each once"
+            )
+        bit = 1 << c
+        if not universe & bit:
+            raise InvalidInput.one(path, f"card code {c} is not a card of this game")
+        mask |= bit
+        previous = c
+    return mask
+
+
+def mask_bytes(mask: int) -> bytes:
+    """The card codes of a mask as bytes, ascending (the canonical encoding of a card set)."""
+    codes = bytearray()
+    while mask:
+        low = mask & -mask
+        codes.append(low.bit_length() - 1)
+        mask ^= low
+    return bytes(codes)
+
+
 def decode_actor(msg: common_pb2.Actor, path: str) -> Actor:
     kind = msg.WhichOneof("kind")
     if kind == "seat":

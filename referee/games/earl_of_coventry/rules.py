@@ -10,6 +10,7 @@ every state on the way in).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from referee.cards import FULL_DECK, RANK_MASKS, RANK_NAMES, card_list, name
 from referee.games.base import (
@@ -87,6 +88,13 @@ SESSION_OVER = "SESSION_OVER"
 ROUND_LIMIT = "ROUND_LIMIT"
 
 _FULL_POPCOUNT = 52
+
+
+@lru_cache(maxsize=1024)
+def _check_config(config: EarlConfig) -> None:
+    """``config.check()``, once per distinct configuration (configurations are immutable;
+    a failing check raises and is not cached)."""
+    config.check()
 
 
 def _next_in(mask: int, after: int, n: int) -> int:
@@ -354,7 +362,7 @@ class EarlOfCoventryRules:
     def validate(self, state: EarlState) -> None:
         """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules."""
         try:
-            state.config.check()
+            _check_config(state.config)
         except InvalidInput as e:
             raise e.prefixed("config") from None
         cfg = state.config
