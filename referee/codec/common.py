@@ -156,24 +156,35 @@ def encode_penalties(
 
 
 def encode_scoreboard(board: Scoreboard, out: common_pb2.Scoreboard) -> None:
+    add = out.seats.add
     for s in board.seats:
-        out.seats.add(
-            seat=s.seat,
-            points=s.points,
-            games_won=s.games_won,
-            rounds_won=s.rounds_won,
-            counters=s.counters,
-            chips=s.chips,
-            eliminated=s.eliminated,
-            cards_in_hand=s.cards_in_hand,
-        )
-    out.finished = board.finished
-    out.winners.extend(board.winners)
-    out.pool = board.pool
+        # Only what is set: most fields are zero in a given game (and cost to write).
+        m = add()
+        m.seat = s.seat
+        if s.points:
+            m.points = s.points
+        if s.games_won:
+            m.games_won = s.games_won
+        if s.rounds_won:
+            m.rounds_won = s.rounds_won
+        if s.counters:
+            m.counters = s.counters
+        if s.chips:
+            m.chips = s.chips
+        if s.eliminated:
+            m.eliminated = True
+        if s.cards_in_hand:
+            m.cards_in_hand = s.cards_in_hand
+    if board.finished:
+        out.finished = True
+        out.winners.extend(board.winners)
+    if board.pool:
+        out.pool = board.pool
     for sp in board.spectators:
         out.spectators.add(spectator=sp.spectator, net=sp.net, open_wagers=sp.open_wagers)
+    add_group = out.standings.add
     for group in board.standings:
-        out.standings.add(seats=group)
+        add_group().seats.extend(group)
 
 
 def encode_game_info(
