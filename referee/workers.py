@@ -15,8 +15,8 @@ The supervisor:
   nobody else takes it while a worker restarts;
 - with ``--metrics-port``, makes the prometheus-client multiprocess directory
   and forks a metrics process that serves the sum of all workers' metrics;
-- restarts a worker that dies (at once if it had run for a while, with an
-  exponential backoff up to 30 s if it keeps dying); a worker that dies before
+- restarts a worker that dies (at once, or with an exponential backoff up to
+  30 s if it keeps dying within 10 s of its start); a worker that dies before
   every process first became ready stops everything (exit 1): that is a start-up
   problem, not a crash to paper over;
 - on SIGTERM or SIGINT, forwards SIGTERM to the workers, which drain (health
@@ -394,9 +394,10 @@ class Supervisor:
             log.error("child_failed_to_start", child=child.name, child_pid=pid, **how)
             return
         child.failures = 0 if (lived >= STABLE_SECONDS and was_ready) else child.failures + 1
+        # At once, unless it keeps dying young: then 0.5 s, 1 s, 2 s ... up to 30 s.
         delay = 0.0
-        if child.failures:
-            delay = min(RESTART_BACKOFF_MAX, RESTART_BACKOFF_FIRST * 2 ** (child.failures - 1))
+        if child.failures > 1:
+            delay = min(RESTART_BACKOFF_MAX, RESTART_BACKOFF_FIRST * 2 ** (child.failures - 2))
         child.restart_at = time.monotonic() + delay
         log.error(
             "child_died",

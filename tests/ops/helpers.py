@@ -214,9 +214,7 @@ def sample(samples: dict[str, float], name: str, **labels: str) -> float:
         metric, _, rest = key.partition("{")
         if metric != name:
             continue
-        have = dict(
-            part.split("=", 1) for part in rest.rstrip("}").split(",") if "=" in part
-        )
+        have = dict(part.split("=", 1) for part in rest.rstrip("}").split(",") if "=" in part)
         if all(have.get(k) == json.dumps(v) for k, v in labels.items()):
             total += value
     return total
@@ -269,7 +267,7 @@ def make_certs(directory: Path) -> Certs:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
 
     def key() -> ec.EllipticCurvePrivateKey:
         return ec.generate_private_key(ec.SECP256R1())

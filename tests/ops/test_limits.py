@@ -53,28 +53,31 @@ def test_too_many_concurrent_calls_are_refused() -> None:
         release.wait(TIMEOUT)
         yield pb.ListGamesRequest()
 
-    with captured_logs() as out:
-        with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
-            assert server.server is not None
-            interceptor = server.server.interceptor
-            # The unary method called as client-streaming: the call starts at once
-            # (headers), its one request message comes when released.
-            held = ch.stream_unary(
-                "/referee.v1.RefereeService/ListGames",
-                request_serializer=pb.ListGamesRequest.SerializeToString,
-                response_deserializer=pb.ListGamesResponse.FromString,
-            )
-            futures = [held.future(slow_request(), timeout=TIMEOUT) for _ in range(2)]
-            wait_until(lambda: interceptor.in_flight == 2, "two calls in flight")
-            with pytest.raises(grpc.RpcError) as e:
-                stub(ch).ListGames(pb.ListGamesRequest(), timeout=10)
-            assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            health = health_pb2_grpc.HealthStub(ch)
-            assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == 1
-            release.set()
-            assert all(f.result(TIMEOUT).games for f in futures)
-            wait_until(lambda: interceptor.in_flight == 0, "the calls to end")
-            assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+    with (
+        captured_logs() as out,
+        InProcess(settings) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        assert server.server is not None
+        interceptor = server.server.interceptor
+        # The unary method called as client-streaming: the call starts at once
+        # (headers), its one request message comes when released.
+        held = ch.stream_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=pb.ListGamesRequest.SerializeToString,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+        futures = [held.future(slow_request(), timeout=TIMEOUT) for _ in range(2)]
+        wait_until(lambda: interceptor.in_flight == 2, "two calls in flight")
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ListGames(pb.ListGamesRequest(), timeout=10)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        health = health_pb2_grpc.HealthStub(ch)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == 1
+        release.set()
+        assert all(f.result(TIMEOUT).games for f in futures)
+        wait_until(lambda: interceptor.in_flight == 0, "the calls to end")
+        assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
     statuses = [e["status"] for e in log_lines(out) if e.get("method") == "ListGames"]
     assert sorted(statuses) == ["OK", "OK", "OK", "RESOURCE_EXHAUSTED"]
 
@@ -84,19 +87,18 @@ def test_a_replay_stops_at_the_client_deadline() -> None:
     DEADLINE_EXCEEDED (the server checks the time between actions), instead of
     finishing work nobody waits for."""
     request = long_replay(100_000)
-    with captured_logs() as out:
-        with InProcess(ServerSettings(host="127.0.0.1", port=0)) as server:
-            big = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
-            with grpc.insecure_channel(server.address, options=big) as ch:
-                start = time.perf_counter()
-                full = stub(ch).Replay(request, timeout=TIMEOUT)
-                full_seconds = time.perf_counter() - start
-                assert len(full.steps) == 100_000
-                deadline = min(0.1, full_seconds / 5)
-                with pytest.raises(grpc.RpcError) as e:
-                    stub(ch).Replay(request, timeout=deadline)
-                assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-                assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+    with captured_logs() as out, InProcess(ServerSettings(host="127.0.0.1", port=0)) as server:
+        big = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        with grpc.insecure_channel(server.address, options=big) as ch:
+            start = time.perf_counter()
+            full = stub(ch).Replay(request, timeout=TIMEOUT)
+            full_seconds = time.perf_counter() - start
+            assert len(full.steps) == 100_000
+            deadline = min(0.1, full_seconds / 5)
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).Replay(request, timeout=deadline)
+            assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
     replays = [e for e in log_lines(out) if e.get("event") == "rpc" and e["method"] == "Replay"]
     assert [e["status"] for e in replays] == ["OK", "DEADLINE_EXCEEDED"]
     # The server stopped near the deadline, well before the whole Replay.

@@ -36,7 +36,9 @@ def health_status(channel: grpc.Channel, **kwargs: object) -> int:
 
 def test_tls_handshake_and_plaintext_health_port(certs: Certs) -> None:
     tls = TlsFiles(certs.server_cert, certs.server_key)
-    settings = ServerSettings(host="127.0.0.1", port=0, tls=tls, health_host="127.0.0.1", health_port=0)
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, tls=tls, health_host="127.0.0.1", health_port=0
+    )
     with InProcess(settings) as server:
         creds = grpc.ssl_channel_credentials(root_certificates=certs.ca.read_bytes())
         with grpc.secure_channel(server.address, creds) as ch:
@@ -72,7 +74,10 @@ def test_mutual_tls_accepts_the_trusted_client_only(certs: Certs) -> None:
         )
         none = grpc.ssl_channel_credentials(root_certificates=ca)
         for creds in (rogue, none):
-            with grpc.secure_channel(server.address, creds) as ch, pytest.raises(grpc.RpcError) as e:
+            with (
+                grpc.secure_channel(server.address, creds) as ch,
+                pytest.raises(grpc.RpcError) as e,
+            ):
                 list_games(ch)
             assert e.value.code() == grpc.StatusCode.UNAVAILABLE
 
@@ -92,30 +97,33 @@ def test_tls_files_are_checked(certs: Certs, tmp_path: object) -> None:
 
 def test_tokens_missing_wrong_and_right() -> None:
     auth = TokenSet([("frontend", TOKEN), ("", OTHER)])
-    with captured_logs() as out:
-        with InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server:
-            with grpc.insecure_channel(server.address) as ch:
-                for metadata in (
-                    None,
-                    (("authorization", "Bearer wrong-token-0123456789abcdef"),),
-                    (("authorization", f"Basic {TOKEN}"),),
-                    (("authorization", f"Bearer {TOKEN[:-1]}"),),
-                    (("authorization", f"Bearer {TOKEN}x"),),
-                ):
-                    with pytest.raises(grpc.RpcError) as e:
-                        list_games(ch, metadata=metadata)
-                    assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
-                    assert "bearer token" in (e.value.details() or "")
-                assert list_games(ch, metadata=(("authorization", f"Bearer {TOKEN}"),)).games
-                assert list_games(ch, metadata=(("authorization", f"bearer {OTHER}"),)).games
-                # Health and reflection need no token (probes, grpcurl).
-                assert health_status(ch) == health_pb2.HealthCheckResponse.SERVING
-                services = ProtoReflectionDescriptorDatabase(ch).get_services()
-                assert "referee.v1.RefereeService" in services
+    with (
+        captured_logs() as out,
+        InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        for metadata in (
+            None,
+            (("authorization", "Bearer wrong-token-0123456789abcdef"),),
+            (("authorization", f"Basic {TOKEN}"),),
+            (("authorization", f"Bearer {TOKEN[:-1]}"),),
+            (("authorization", f"Bearer {TOKEN}x"),),
+        ):
+            with pytest.raises(grpc.RpcError) as e:
+                list_games(ch, metadata=metadata)
+            assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert "bearer token" in (e.value.details() or "")
+        assert list_games(ch, metadata=(("authorization", f"Bearer {TOKEN}"),)).games
+        assert list_games(ch, metadata=(("authorization", f"bearer {OTHER}"),)).games
+        # Health and reflection need no token (probes, grpcurl).
+        assert health_status(ch) == health_pb2.HealthCheckResponse.SERVING
+        services = ProtoReflectionDescriptorDatabase(ch).get_services()
+        assert "referee.v1.RefereeService" in services
     lines = [e for e in log_lines(out) if e.get("event") == "rpc"]
-    assert [e["status"] for e in lines if e["method"] == "ListGames"] == [
-        "UNAUTHENTICATED"
-    ] * 5 + ["OK", "OK"]
+    assert [e["status"] for e in lines if e["method"] == "ListGames"] == ["UNAUTHENTICATED"] * 5 + [
+        "OK",
+        "OK",
+    ]
     assert [e.get("client") for e in lines if e["status"] == "OK"] == ["frontend", "token-2"]
     text = out.getvalue()
     assert TOKEN[:12] not in text and OTHER[:12] not in text  # never logged
@@ -123,16 +131,18 @@ def test_tokens_missing_wrong_and_right() -> None:
 
 def test_exemptions_are_configurable() -> None:
     auth = TokenSet([("", TOKEN)], exempt=())
-    with InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server:
-        with grpc.insecure_channel(server.address) as ch:
-            with pytest.raises(grpc.RpcError) as e:
-                health_status(ch)
-            assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
-            with pytest.raises(grpc.RpcError) as e:
-                ProtoReflectionDescriptorDatabase(ch).get_services()
-            assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
-            bearer = (("authorization", f"Bearer {TOKEN}"),)
-            assert health_status(ch, metadata=bearer) == health_pb2.HealthCheckResponse.SERVING
+    with (
+        InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        with pytest.raises(grpc.RpcError) as e:
+            health_status(ch)
+        assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as e:
+            ProtoReflectionDescriptorDatabase(ch).get_services()
+        assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        bearer = (("authorization", f"Bearer {TOKEN}"),)
+        assert health_status(ch, metadata=bearer) == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_token_sources_are_validated(tmp_path: object) -> None:
