@@ -131,6 +131,20 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
+def _bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None) -> int:
+    """Add a port; a failure (in use, not an address of this host) is an OSError."""
+    try:
+        if credentials is not None:
+            port = server.add_secure_port(address, credentials)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
+    if port == 0:
+        raise OSError(f"could not bind {address} (in use, or not an address of this host)")
+    return port
+
+
 class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     """The one interceptor of the server.
 
@@ -376,18 +390,12 @@ class RefereeServer:
         """Bind and start; returns the bound port (useful with port 0)."""
         s = self.settings
         address = _address(s.host, s.port)
-        if s.tls is not None:
-            self.port = self.server.add_secure_port(address, s.tls.credentials())
-        else:
-            self.port = self.server.add_insecure_port(address)
-        if self.port == 0:
-            raise OSError(f"could not bind {address}")
+        credentials = s.tls.credentials() if s.tls is not None else None
+        self.port = _bind(self.server, address, credentials)
         if self.health_server is not None:
             assert s.health_port is not None
             health_address = _address(s.health_host, s.health_port)
-            self.health_port = self.health_server.add_insecure_port(health_address)
-            if self.health_port == 0:
-                raise OSError(f"could not bind the health port {health_address}")
+            self.health_port = _bind(self.health_server, health_address, None)
             await self.health_server.start()
         await self.server.start()
         for service in ("", SERVICE_NAME):
