@@ -393,9 +393,12 @@ def _parser() -> argparse.ArgumentParser:
     deal.add_argument("--seed", required=True, help="32 bytes as 64 hex digits")
 
     health = sub.add_parser("health", help="check a server's health (exit 0 when SERVING)")
+    health_port = _env("HEALTH_PORT", "").strip()
+    if not health_port.isdigit():  # unset, or none/off
+        health_port = _env("PORT", str(DEFAULT_PORT))
     health.add_argument(
         "--address",
-        default=f"localhost:{_env('HEALTH_PORT', '') or _env('PORT', str(DEFAULT_PORT))}",
+        default=f"localhost:{health_port}",
         help="server to check (default: localhost and REFEREE_HEALTH_PORT, else REFEREE_PORT)",
     )
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
