@@ -281,6 +281,12 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 status = "CANCELLED"
                 raise
             except Exception:
+                if context.done():
+                    # The call ended under us (its deadline passed, the client left):
+                    # sending the status failed, nothing is wrong with the server.
+                    code = context.code()
+                    status = code.name if isinstance(code, grpc.StatusCode) else "CANCELLED"
+                    raise
                 status = "INTERNAL"
                 log.exception("rpc_failed", method=short, request_id=request_id)
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
