@@ -148,6 +148,8 @@ A = TypeVar("A")
 E = TypeVar("E")
 C = TypeVar("C")
 V = TypeVar("V")
+C_contra = TypeVar("C_contra", contravariant=True)
+V_co = TypeVar("V_co", covariant=True)
 
 
 @dataclass(slots=True)
@@ -229,7 +231,7 @@ class VariantSpec:
     settings: tuple[tuple[str, str], ...]
 
 
-class Rules(Protocol[C, S, A, E, V]):
+class Rules(Protocol[C_contra, S, A, E, V_co]):
     """What every game provides. Implementations are stateless singletons."""
 
     game_id: str
@@ -242,7 +244,7 @@ class Rules(Protocol[C, S, A, E, V]):
     options: tuple[OptionSpec, ...]
     variants: tuple[VariantSpec, ...]
 
-    def new_game(self, config: C, seed: bytes) -> tuple[S, list[E]]:
+    def new_game(self, config: C_contra, seed: bytes) -> tuple[S, list[E]]:
         """The first state (first deal done) and the events of the start."""
         ...
 
@@ -260,7 +262,7 @@ class Rules(Protocol[C, S, A, E, V]):
 
     def scoreboard(self, state: S) -> Scoreboard: ...
 
-    def view(self, state: S, viewer: Viewer) -> V:
+    def view(self, state: S, viewer: Viewer) -> V_co:
         """What ``viewer`` may see of ``state``, and nothing more."""
         ...
 

@@ -41,9 +41,7 @@ RANK_PLACEHOLDER = "{rank}"
 
 # C-CHANT-1: the numerals 2 .. 10 may replace the English name, Knave may replace Jack.
 _RANK_ALIASES: tuple[tuple[str, ...], ...] = tuple(
-    (name,)
-    + ((str(i + 1),) if 1 <= i <= 9 else ())
-    + (("Knave",) if name == "Jack" else ())
+    (name,) + ((str(i + 1),) if 1 <= i <= 9 else ()) + (("Knave",) if name == "Jack" else ())
     for i, name in enumerate(RANK_NAMES)
 )
 
@@ -119,8 +117,6 @@ def call_table(style: CallStyle, templates: tuple[str, ...]) -> CallTable:
         else:
             source = EARL_COUPLETS if style is CallStyle.EARL else templates
             expanded = [_expand(t, r) for t in source]
-            canonical.append(
-                (expanded[0][0], expanded[1][0], expanded[2][0], expanded[3][0])
-            )
+            canonical.append((expanded[0][0], expanded[1][0], expanded[2][0], expanded[3][0]))
             accepted.append(tuple(forms for _, forms in expanded))
     return CallTable(tuple(canonical), tuple(accepted))

@@ -50,8 +50,8 @@ from referee.games.earl_of_coventry.state import (
     EarlState,
     EarlView,
     LeadPassed,
-    PassedOver,
     Passed,
+    PassedOver,
     Payment,
     PenaltyCharged,
     Phase,
@@ -180,7 +180,11 @@ class EarlOfCoventryRules:
             "C-VAR-4",
         ),
         OptionSpec(
-            "open_hands", "Every hand is visible in every view.", OptionType.BOOL, "false", "C-VAR-6"
+            "open_hands",
+            "Every hand is visible in every view.",
+            OptionType.BOOL,
+            "false",
+            "C-VAR-6",
         ),
         OptionSpec(
             "holding_allowed",
@@ -510,7 +514,11 @@ class EarlOfCoventryRules:
                     actions.insert(0, EarlAction(actor, ActionKind.NEXT_ROUND))
                 return actions
             return []
-        if actor.kind is ActorKind.SEAT and state.phase is Phase.PLAYING and actor.seat == state.turn:
+        if (
+            actor.kind is ActorKind.SEAT
+            and state.phase is Phase.PLAYING
+            and actor.seat == state.turn
+        ):
             return self._seat_actions(state, actor)
         return []
 
@@ -520,8 +528,7 @@ class EarlOfCoventryRules:
         if state.run_length == 0:
             # C-PLAY-2: any card, with the lead couplet of its rank.
             return [
-                EarlAction(actor, ActionKind.PLAY, c, canonical[c % 13][0])
-                for c in card_list(hand)
+                EarlAction(actor, ActionKind.PLAY, c, canonical[c % 13][0]) for c in card_list(hand)
             ]
         # C-PLAY-4: a card of the current rank with the couplet of its position.
         call = canonical[state.current_rank][state.run_length]
@@ -543,14 +550,18 @@ class EarlOfCoventryRules:
         out: list[Violation] = []
         if seat != state.turn:
             out.append(
-                Violation(NOT_YOUR_TURN, f"it is seat {state.turn}'s turn, not seat {seat}'s", "C-ILL-1")
+                Violation(
+                    NOT_YOUR_TURN, f"it is seat {state.turn}'s turn, not seat {seat}'s", "C-ILL-1"
+                )
             )
         hand = state.hands[seat]
         if action.kind is ActionKind.PLAY:
             card = action.card
             if not hand >> card & 1:
                 out.append(
-                    Violation(CARD_NOT_IN_HAND, f"seat {seat} does not hold {name(card)}", "C-ILL-1")
+                    Violation(
+                        CARD_NOT_IN_HAND, f"seat {seat} does not hold {name(card)}", "C-ILL-1"
+                    )
                 )
             if state.run_length and card % 13 != state.current_rank:
                 out.append(
@@ -908,7 +919,9 @@ class EarlOfCoventryRules:
         return list(events)
 
 
-def _reject(state: EarlState, code: str, message: str, rule_id: str) -> Outcome[EarlState, EarlEvent]:
+def _reject(
+    state: EarlState, code: str, message: str, rule_id: str
+) -> Outcome[EarlState, EarlEvent]:
     return Outcome(Verdict.REJECTED, state, [], (Violation(code, message, rule_id),))
 
 

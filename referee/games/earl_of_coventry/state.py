@@ -68,16 +68,12 @@ class EarlConfig:
         """Raise :class:`InvalidInput` for a configuration out of range (C-SEAT-1, C-VAR-5, ...)."""
         errors: list[FieldViolation] = []
         if not MIN_SEATS <= self.seats <= MAX_SEATS:
-            errors.append(
-                FieldViolation("seats", f"must be {MIN_SEATS} .. {MAX_SEATS} (C-SEAT-1)")
-            )
+            errors.append(FieldViolation("seats", f"must be {MIN_SEATS} .. {MAX_SEATS} (C-SEAT-1)"))
         elif self.first_dealer is not None and not 0 <= self.first_dealer < self.seats:
             errors.append(FieldViolation("first_dealer", "must be a seat of the table (C-SEAT-2)"))
         if not 1 <= self.starting_counters <= MAX_COUNTERS:
             errors.append(
-                FieldViolation(
-                    "starting_counters", f"must be 1 .. {MAX_COUNTERS:,} (C-SCORE-2)"
-                )
+                FieldViolation("starting_counters", f"must be 1 .. {MAX_COUNTERS:,} (C-SCORE-2)")
             )
         if self.call_style is CallStyle.CUSTOM:
             if len(self.couplet_templates) != 4:

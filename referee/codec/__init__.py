@@ -1,0 +1,11 @@
+"""Protobuf <-> rules objects, one module per game. Used at the edge of the service only."""
+
+from __future__ import annotations
+
+from referee.codec.base import GameCodec
+from referee.codec.earl_of_coventry import CODEC as EARL_OF_COVENTRY
+
+
+def all_codecs() -> list[GameCodec]:
+    """Every game this server referees, in ListGames order."""
+    return [EARL_OF_COVENTRY]

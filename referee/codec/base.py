@@ -1,0 +1,47 @@
+"""What each game's codec provides: protobuf <-> rules objects, at the edge only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
+from referee.v1 import referee_pb2
+
+
+class GameCodec(Protocol):
+    """Converts one game's messages. ``game_id`` is also the name of its ``oneof`` case
+    in every envelope (GameConfig, GameState, Action, Event, GameView)."""
+
+    game_id: str
+    rules: Any
+
+    def decode_config(self, msg: referee_pb2.GameConfig, path: str) -> Any:
+        """The rules configuration (defaults filled in, ranges checked)."""
+        ...
+
+    def seat_count_of_config(self, config: Any) -> int:
+        """The number of seats a configuration has."""
+        ...
+
+    def seat_count(self, state: Any) -> int: ...
+
+    def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> Any:
+        """The rules state of ``msg`` (checked with ``rules.validate``); ``seed`` is the
+        effective seed of the game."""
+        ...
+
+    def encode_state(self, state: Any, out: referee_pb2.GameState) -> None: ...
+
+    def decode_action(self, msg: referee_pb2.Action, state: Any, path: str) -> Any: ...
+
+    def encode_action(self, action: Any, out: referee_pb2.Action) -> None: ...
+
+    def encode_events(
+        self, events: Sequence[Any], out: RepeatedCompositeFieldContainer[referee_pb2.Event]
+    ) -> None: ...
+
+    def encode_view(self, view: Any, out: referee_pb2.GameView) -> None: ...
+
+    def game_info(self, out: referee_pb2.GameInfo) -> None: ...

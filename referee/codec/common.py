@@ -1,0 +1,191 @@
+"""Protobuf conversions shared by every game (the edge of the service only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
+from referee.games.base import (
+    Actor,
+    ActorKind,
+    FieldViolation,
+    InvalidInput,
+    OptionSpec,
+    Penalty,
+    Scoreboard,
+    VariantSpec,
+    Viewer,
+    Violation,
+)
+from referee.v1 import cards_pb2, common_pb2, referee_pb2
+
+CARD_MESSAGES: tuple[cards_pb2.Card, ...] = tuple(
+    cards_pb2.Card(suit=c // 13 + 1, rank=c % 13 + 1)  # type: ignore[arg-type]
+    for c in range(52)
+)
+"""The Card message of each card code, built once (copied into responses)."""
+
+MAX_CALL_LENGTH = 1000
+MAX_SPECTATOR_ID_LENGTH = 128
+
+
+def card_code(card: cards_pb2.Card, path: str) -> int:
+    """The code of a Card message; ``InvalidInput`` for an unspecified or unknown suit/rank."""
+    suit = card.suit
+    rank = card.rank
+    if not 1 <= suit <= 4:
+        raise InvalidInput.one(f"{path}.suit", "must be a suit (SUIT_CLUBS .. SUIT_SPADES)")
+    if not 1 <= rank <= 13:
+        raise InvalidInput.one(f"{path}.rank", "must be a rank (RANK_ACE .. RANK_KING)")
+    return 13 * (suit - 1) + rank - 1
+
+
+def add_cards(out: RepeatedCompositeFieldContainer[cards_pb2.Card], codes: Iterable[int]) -> None:
+    out.extend([CARD_MESSAGES[c] for c in codes])
+
+
+def mask_from_bytes(data: bytes, path: str, universe: int) -> int:
+    """A card mask from card-code bytes; every code must be in ``universe`` and appear once."""
+    mask = 0
+    for c in data:
+        bit = 1 << c
+        if not universe & bit:
+            raise InvalidInput.one(path, f"card code {c} is not a card of this game")
+        if mask & bit:
+            raise InvalidInput.one(path, f"card code {c} appears twice")
+        mask |= bit
+    return mask
+
+
+def decode_actor(msg: common_pb2.Actor, path: str) -> Actor:
+    kind = msg.WhichOneof("kind")
+    if kind == "seat":
+        return Actor.of_seat(msg.seat)
+    if kind == "table":
+        return Actor.TABLE
+    if kind == "spectator":
+        spectator = msg.spectator
+        if not spectator or len(spectator) > MAX_SPECTATOR_ID_LENGTH:
+            raise InvalidInput.one(
+                f"{path}.spectator", f"must be 1 .. {MAX_SPECTATOR_ID_LENGTH} characters"
+            )
+        return Actor.of_spectator(spectator)
+    raise InvalidInput.one(path, "must name a seat, a spectator or the table")
+
+
+def encode_actor(actor: Actor, out: common_pb2.Actor) -> None:
+    if actor.kind is ActorKind.SEAT:
+        out.seat = actor.seat
+    elif actor.kind is ActorKind.SPECTATOR:
+        out.spectator = actor.spectator
+    else:
+        out.table.SetInParent()
+
+
+def decode_viewer(msg: common_pb2.Viewer, path: str) -> Viewer:
+    kind = msg.WhichOneof("kind")
+    if kind == "seat":
+        return Viewer.of_seat(msg.seat)
+    if kind == "spectator":
+        spectator = msg.spectator
+        if not spectator or len(spectator) > MAX_SPECTATOR_ID_LENGTH:
+            raise InvalidInput.one(
+                f"{path}.spectator", f"must be 1 .. {MAX_SPECTATOR_ID_LENGTH} characters"
+            )
+        return Viewer.of_spectator(spectator)
+    if kind == "public":
+        return Viewer.PUBLIC
+    raise InvalidInput.one(path, "must name a seat, a spectator or the public")
+
+
+def encode_viewer(viewer: Viewer, out: common_pb2.Viewer) -> None:
+    if viewer.seat >= 0:
+        out.seat = viewer.seat
+    elif viewer.spectator:
+        out.spectator = viewer.spectator
+    else:
+        out.public.SetInParent()
+
+
+def check_enum(value: int, allowed: range, path: str, what: str) -> None:
+    if value not in allowed:
+        raise InvalidInput.one(path, f"unknown {what} value {value}")
+
+
+def encode_violations(
+    violations: Iterable[Violation], out: RepeatedCompositeFieldContainer[common_pb2.Violation]
+) -> None:
+    for v in violations:
+        out.add(code=v.code, message=v.message, rule_id=v.rule_id)
+
+
+def encode_penalties(
+    penalties: Iterable[Penalty], out: RepeatedCompositeFieldContainer[common_pb2.Penalty]
+) -> None:
+    for p in penalties:
+        out.add(seat=p.seat, amount=p.amount, code=p.code, rule_id=p.rule_id)
+
+
+def encode_scoreboard(board: Scoreboard, out: common_pb2.Scoreboard) -> None:
+    for s in board.seats:
+        out.seats.add(
+            seat=s.seat,
+            points=s.points,
+            games_won=s.games_won,
+            rounds_won=s.rounds_won,
+            counters=s.counters,
+            chips=s.chips,
+            eliminated=s.eliminated,
+            cards_in_hand=s.cards_in_hand,
+        )
+    out.finished = board.finished
+    out.winners.extend(board.winners)
+    out.pool = board.pool
+    for sp in board.spectators:
+        out.spectators.add(spectator=sp.spectator, net=sp.net, open_wagers=sp.open_wagers)
+    for group in board.standings:
+        out.standings.add(seats=group)
+
+
+def encode_game_info(
+    info: referee_pb2.GameInfo,
+    *,
+    game_id: str,
+    title: str,
+    rules_version: str,
+    rules_document: str,
+    description: str,
+    min_seats: int,
+    max_seats: int,
+    options: Iterable[OptionSpec],
+    variants: Iterable[VariantSpec],
+) -> None:
+    info.id = game_id
+    info.title = title
+    info.rules_version = rules_version
+    info.rules_document = rules_document
+    info.description = description
+    info.min_seats = min_seats
+    info.max_seats = max_seats
+    for o in options:
+        info.options.add(
+            name=o.name,
+            description=o.description,
+            type=int(o.type),
+            default_value=o.default,
+            min=o.min,
+            max=o.max,
+            choices=o.choices,
+            rule_id=o.rule_id,
+        )
+    for v in variants:
+        variant = info.variants.add(
+            id=v.id, title=v.title, rule_id=v.rule_id, description=v.description
+        )
+        for option_name, value in v.settings:
+            variant.settings.add(name=option_name, value=value)
+
+
+def violation(path: str, description: str) -> FieldViolation:
+    return FieldViolation(path, description)

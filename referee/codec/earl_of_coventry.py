@@ -1,0 +1,400 @@
+"""Earl of Coventry: protobuf <-> rules objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
+from referee.cards import FULL_MASK
+from referee.codec.common import (
+    CARD_MESSAGES,
+    MAX_CALL_LENGTH,
+    add_cards,
+    card_code,
+    check_enum,
+    decode_actor,
+    encode_actor,
+    encode_game_info,
+    mask_from_bytes,
+)
+from referee.games.base import ActorKind, InvalidInput
+from referee.games.earl_of_coventry.calls import CallStyle
+from referee.games.earl_of_coventry.rules import RULES
+from referee.games.earl_of_coventry.state import (
+    DEFAULT_COUNTERS,
+    DEFAULT_SEATS,
+    NO_RANK,
+    NO_SEAT,
+    ActionKind,
+    CardPlayed,
+    CoupletBotched,
+    DealerCut,
+    EarlAction,
+    EarlConfig,
+    EarlEvent,
+    EarlState,
+    EarlView,
+    LeadPassed,
+    Passed,
+    PassedOver,
+    PenaltyCharged,
+    Phase,
+    RankCompleted,
+    RoundDealt,
+    RoundWon,
+    RunCutShort,
+    Scoring,
+    SeatEliminated,
+    SessionEnded,
+    TiebreakStarted,
+)
+from referee.v1 import earl_of_coventry_pb2 as pb
+from referee.v1 import referee_pb2
+
+
+class EarlOfCoventryCodec:
+    game_id = "earl_of_coventry"
+    rules = RULES
+
+    # ------------------------------------------------------------ config
+
+    def decode_config(self, msg: referee_pb2.GameConfig, path: str) -> EarlConfig:
+        return self._config(msg.earl_of_coventry, f"{path}.earl_of_coventry")
+
+    def seat_count_of_config(self, config: EarlConfig) -> int:
+        return config.seats
+
+    def seat_count(self, state: EarlState) -> int:
+        return state.config.seats
+
+    def _config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
+        check_enum(c.call_style, range(0, 5), f"{path}.call_style", "call style")
+        check_enum(c.scoring, range(0, 4), f"{path}.scoring", "scoring")
+        config = EarlConfig(
+            seats=c.seats or DEFAULT_SEATS,
+            first_dealer=c.first_dealer if c.HasField("first_dealer") else None,
+            call_style=CallStyle(c.call_style or CallStyle.EARL),
+            couplet_templates=tuple(c.couplet_templates),
+            scoring=Scoring(c.scoring or Scoring.SIMPLE),
+            starting_counters=c.starting_counters or DEFAULT_COUNTERS,
+            penalty_earl=c.penalty_earl,
+            open_hands=c.open_hands,
+            holding_allowed=c.holding_allowed,
+        )
+        try:
+            config.check()
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        return config
+
+    def _encode_config(self, config: EarlConfig, out: pb.EarlOfCoventryConfig) -> None:
+        out.seats = config.seats
+        if config.first_dealer is not None:
+            out.first_dealer = config.first_dealer
+        out.call_style = config.call_style  # type: ignore[assignment]
+        out.couplet_templates.extend(config.couplet_templates)
+        out.scoring = config.scoring  # type: ignore[assignment]
+        out.starting_counters = config.starting_counters
+        out.penalty_earl = config.penalty_earl
+        out.open_hands = config.open_hands
+        out.holding_allowed = config.holding_allowed
+
+    # ------------------------------------------------------------ state
+
+    def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EarlState:
+        path = f"{path}.earl_of_coventry"
+        s = msg.earl_of_coventry
+        config = self._config(s.config, f"{path}.config")
+        check_enum(s.phase, range(1, 4), f"{path}.phase", "phase")
+        check_enum(s.current_rank, range(0, 14), f"{path}.current_rank", "rank")
+        seats = s.seats
+        if len(seats) != config.seats:
+            raise InvalidInput.one(f"{path}.seats", f"must list exactly {config.seats} seats")
+        hands: list[int] = []
+        rounds_won: list[int] = []
+        counters: list[int] = []
+        eliminated = 0
+        dealt_in = 0
+        for i, seat in enumerate(seats):
+            hands.append(mask_from_bytes(seat.hand, f"{path}.seats[{i}].hand", FULL_MASK))
+            rounds_won.append(seat.rounds_won)
+            counters.append(seat.counters)
+            if seat.eliminated:
+                eliminated |= 1 << i
+            if seat.dealt_in:
+                dealt_in |= 1 << i
+        state = EarlState(
+            config=config,
+            seed=seed,
+            phase=Phase(s.phase),
+            round=s.round,
+            dealer=s.dealer,
+            hands=tuple(hands),
+            rounds_won=tuple(rounds_won),
+            counters=tuple(counters),
+            eliminated=eliminated,
+            dealt_in=dealt_in,
+            played=s.played,
+            current_rank=s.current_rank - 1 if s.current_rank else NO_RANK,
+            run_length=s.run_length,
+            turn=s.turn,
+            last_player=s.last_player,
+            pool=s.pool,
+            tiebreak=s.tiebreak,
+            round_winner=s.round_winner if s.HasField("round_winner") else NO_SEAT,
+            winners=tuple(s.winners),
+        )
+        try:
+            RULES.validate(state)
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        return state
+
+    def encode_state(self, state: EarlState, out: referee_pb2.GameState) -> None:
+        s = out.earl_of_coventry
+        self._encode_config(state.config, s.config)
+        s.phase = state.phase  # type: ignore[assignment]
+        s.round = state.round
+        s.dealer = state.dealer
+        eliminated = state.eliminated
+        dealt_in = state.dealt_in
+        for i, hand in enumerate(state.hands):
+            codes = bytearray()
+            while hand:
+                low = hand & -hand
+                codes.append(low.bit_length() - 1)
+                hand ^= low
+            s.seats.add(
+                hand=bytes(codes),
+                rounds_won=state.rounds_won[i],
+                counters=state.counters[i],
+                eliminated=bool(eliminated >> i & 1),
+                dealt_in=bool(dealt_in >> i & 1),
+            )
+        s.played = state.played
+        s.current_rank = state.current_rank + 1 if state.current_rank != NO_RANK else 0  # type: ignore[assignment]
+        s.run_length = state.run_length
+        s.turn = state.turn
+        s.last_player = state.last_player
+        s.pool = state.pool
+        s.tiebreak = state.tiebreak
+        if state.round_winner != NO_SEAT:
+            s.round_winner = state.round_winner
+        s.winners.extend(state.winners)
+
+    # ------------------------------------------------------------ actions
+
+    def decode_action(self, msg: referee_pb2.Action, state: EarlState, path: str) -> EarlAction:
+        if not msg.HasField("actor"):
+            raise InvalidInput.one(f"{path}.actor", "is required")
+        actor = decode_actor(msg.actor, f"{path}.actor")
+        if actor.kind is ActorKind.SEAT and actor.seat >= state.config.seats:
+            raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")
+        if actor.kind is ActorKind.SPECTATOR:
+            raise InvalidInput.one(f"{path}.actor.spectator", "Earl of Coventry has no spectators")
+        a = msg.earl_of_coventry
+        kind = a.WhichOneof("kind")
+        apath = f"{path}.earl_of_coventry"
+        if kind == "play":
+            if not a.play.HasField("card"):
+                raise InvalidInput.one(f"{apath}.play.card", "is required")
+            card = card_code(a.play.card, f"{apath}.play.card")
+            call = a.play.call
+            if len(call) > MAX_CALL_LENGTH:
+                raise InvalidInput.one(
+                    f"{apath}.play.call", f"must be at most {MAX_CALL_LENGTH} characters"
+                )
+            return EarlAction(actor, ActionKind.PLAY, card, call)
+        if kind == "pass":
+            return EarlAction(actor, ActionKind.PASS)
+        if kind == "next_round":
+            return EarlAction(actor, ActionKind.NEXT_ROUND)
+        if kind == "end_session":
+            return EarlAction(actor, ActionKind.END_SESSION)
+        raise InvalidInput.one(apath, "must be a play, a pass, next_round or end_session")
+
+    def encode_action(self, action: EarlAction, out: referee_pb2.Action) -> None:
+        encode_actor(action.actor, out.actor)
+        a = out.earl_of_coventry
+        kind = action.kind
+        if kind is ActionKind.PLAY:
+            a.play.card.CopyFrom(CARD_MESSAGES[action.card])
+            a.play.call = action.call
+        elif kind is ActionKind.PASS:
+            getattr(a, "pass").SetInParent()  # `pass` is a Python keyword
+        elif kind is ActionKind.NEXT_ROUND:
+            a.next_round.SetInParent()
+        else:
+            a.end_session.SetInParent()
+
+    # ------------------------------------------------------------ events
+
+    def encode_events(
+        self, events: Sequence[EarlEvent], out: RepeatedCompositeFieldContainer[referee_pb2.Event]
+    ) -> None:
+        for event in events:
+            _EVENT_ENCODERS[type(event)](event, out.add().earl_of_coventry)
+
+    # ------------------------------------------------------------ views
+
+    def encode_view(self, view: EarlView, out: referee_pb2.GameView) -> None:
+        v = out.earl_of_coventry
+        self._encode_config(view.config, v.config)
+        v.phase = view.phase  # type: ignore[assignment]
+        v.round = view.round
+        v.dealer = view.dealer
+        v.turn = view.turn
+        v.current_rank = view.current_rank + 1 if view.current_rank != NO_RANK else 0  # type: ignore[assignment]
+        v.run_length = view.run_length
+        v.last_player = view.last_player
+        for seat in view.seats:
+            sv = v.seats.add(
+                seat=seat.seat,
+                card_count=seat.card_count,
+                hand_visible=seat.hand is not None,
+                rounds_won=seat.rounds_won,
+                counters=seat.counters,
+                eliminated=seat.eliminated,
+                dealt_in=seat.dealt_in,
+            )
+            if seat.hand is not None:
+                add_cards(sv.hand, seat.hand)
+        add_cards(v.played, view.played)
+        v.pool = view.pool
+        v.tiebreak = view.tiebreak
+        if view.round_winner != NO_SEAT:
+            v.round_winner = view.round_winner
+        v.winners.extend(view.winners)
+        v.next_call = view.next_call
+
+    def game_info(self, out: referee_pb2.GameInfo) -> None:
+        r = RULES
+        encode_game_info(
+            out,
+            game_id=r.game_id,
+            title=r.title,
+            rules_version=r.rules_version,
+            rules_document=r.rules_document,
+            description=r.description,
+            min_seats=r.min_seats,
+            max_seats=r.max_seats,
+            options=r.options,
+            variants=r.variants,
+        )
+
+
+def _rank(r: int) -> int:
+    return r + 1
+
+
+def _dealer_cut(e: DealerCut, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.dealer_cut
+    m.dealer = e.dealer
+    for seat, cards in enumerate(e.draws):
+        add_cards(m.draws.add(seat=seat).cards, cards)
+
+
+def _round_dealt(e: RoundDealt, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.round_dealt
+    m.round = e.round
+    m.dealer = e.dealer
+    m.seats.extend(e.seats)
+    m.hand_sizes.extend(e.hand_sizes)
+    m.tiebreak = e.tiebreak
+
+
+def _card_played(e: CardPlayed, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.card_played
+    m.seat = e.seat
+    m.card.CopyFrom(CARD_MESSAGES[e.card])
+    m.position = e.position
+    m.call = e.call
+    m.cards_left = e.cards_left
+
+
+def _passed_over(e: PassedOver, out: pb.EarlOfCoventryEvent) -> None:
+    out.passed_over.seat = e.seat
+    out.passed_over.rank = _rank(e.rank)  # type: ignore[assignment]
+
+
+def _passed(e: Passed, out: pb.EarlOfCoventryEvent) -> None:
+    out.passed.seat = e.seat
+    out.passed.rank = _rank(e.rank)  # type: ignore[assignment]
+
+
+def _botched(e: CoupletBotched, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.couplet_botched
+    m.seat = e.seat
+    m.card.CopyFrom(CARD_MESSAGES[e.card])
+    m.position = e.position
+    m.expected = e.expected
+    m.said = e.said
+
+
+def _rank_completed(e: RankCompleted, out: pb.EarlOfCoventryEvent) -> None:
+    out.rank_completed.rank = _rank(e.rank)  # type: ignore[assignment]
+    out.rank_completed.seat = e.seat
+
+
+def _run_cut_short(e: RunCutShort, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.run_cut_short
+    m.rank = _rank(e.rank)  # type: ignore[assignment]
+    m.run_length = e.run_length
+    m.leader = e.leader
+    m.reason = e.reason  # type: ignore[assignment]
+
+
+def _lead_passed(e: LeadPassed, out: pb.EarlOfCoventryEvent) -> None:
+    out.lead_passed.from_seat = e.from_seat
+    out.lead_passed.to_seat = e.to_seat
+
+
+def _penalty(e: PenaltyCharged, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.penalty_charged
+    m.seat = e.seat
+    m.amount = e.amount
+    m.pool = e.pool
+    m.code = e.code
+
+
+def _round_won(e: RoundWon, out: pb.EarlOfCoventryEvent) -> None:
+    m = out.round_won
+    m.seat = e.seat
+    m.round = e.round
+    for p in e.payments:
+        m.payments.add(from_seat=p.from_seat, cards_left=p.cards_left, amount=p.amount)
+    m.pool_collected = e.pool_collected
+
+
+def _eliminated(e: SeatEliminated, out: pb.EarlOfCoventryEvent) -> None:
+    out.seat_eliminated.seat = e.seat
+
+
+def _tiebreak(e: TiebreakStarted, out: pb.EarlOfCoventryEvent) -> None:
+    out.tiebreak_started.seats.extend(e.seats)
+
+
+def _session_ended(e: SessionEnded, out: pb.EarlOfCoventryEvent) -> None:
+    out.session_ended.winners.extend(e.winners)
+
+
+_EVENT_ENCODERS: dict[type, Callable[[Any, pb.EarlOfCoventryEvent], None]] = {
+    DealerCut: _dealer_cut,
+    RoundDealt: _round_dealt,
+    CardPlayed: _card_played,
+    PassedOver: _passed_over,
+    Passed: _passed,
+    CoupletBotched: _botched,
+    RankCompleted: _rank_completed,
+    RunCutShort: _run_cut_short,
+    LeadPassed: _lead_passed,
+    PenaltyCharged: _penalty,
+    RoundWon: _round_won,
+    SeatEliminated: _eliminated,
+    TiebreakStarted: _tiebreak,
+    SessionEnded: _session_ended,
+}
+
+CODEC = EarlOfCoventryCodec()

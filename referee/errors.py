@@ -1,0 +1,69 @@
+"""Errors of a request (as opposed to verdicts), and their gRPC status."""
+
+from __future__ import annotations
+
+import grpc
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from referee.games.base import InvalidInput
+
+ERROR_DOMAIN = "referee.v1"
+
+
+class RequestError(Exception):
+    """A request the referee refuses: a status code, a message and error details."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        reason: str = "",
+        metadata: dict[str, str] | None = None,
+        bad_request: error_details_pb2.BadRequest | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.metadata = metadata or {}
+        self.bad_request = bad_request
+
+    @classmethod
+    def from_invalid(cls, error: InvalidInput) -> RequestError:
+        br = error_details_pb2.BadRequest()
+        for v in error.violations:
+            br.field_violations.add(field=v.field, description=v.description)
+        first = error.violations[0] if error.violations else None
+        message = f"invalid {first.field}: {first.description}" if first else "invalid request"
+        if len(error.violations) > 1:
+            message += f" (and {len(error.violations) - 1} more)"
+        return cls(grpc.StatusCode.INVALID_ARGUMENT, message, bad_request=br)
+
+    def to_status(self) -> status_pb2.Status:
+        status = status_pb2.Status(code=_RPC_CODES[self.code], message=self.message)
+        if self.bad_request is not None:
+            status.details.add().Pack(self.bad_request)
+        if self.reason:
+            status.details.add().Pack(
+                error_details_pb2.ErrorInfo(
+                    reason=self.reason, domain=ERROR_DOMAIN, metadata=self.metadata
+                )
+            )
+        return status
+
+
+def invalid(field: str, description: str) -> RequestError:
+    return RequestError.from_invalid(InvalidInput.one(field, description))
+
+
+_RPC_CODES = {
+    grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
+    grpc.StatusCode.UNAUTHENTICATED: code_pb2.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+    grpc.StatusCode.INTERNAL: code_pb2.INTERNAL,
+    grpc.StatusCode.UNAVAILABLE: code_pb2.UNAVAILABLE,
+}

@@ -1,0 +1,466 @@
+"""The servicer: decode, call the rules, encode. It holds no rule.
+
+:class:`Referee` does the work of each RPC synchronously on protobuf
+messages (usable in-process, e.g. by tests and benchmarks);
+:class:`RefereeServicer` exposes it over gRPC (asyncio). Errors of the
+request are :class:`~referee.errors.RequestError`; verdicts are data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import grpc
+from grpc_status import rpc_status
+
+from referee import __version__
+from referee.codec.base import GameCodec
+from referee.codec.common import (
+    decode_actor,
+    decode_viewer,
+    encode_penalties,
+    encode_scoreboard,
+    encode_viewer,
+    encode_violations,
+)
+from referee.errors import RequestError, invalid
+from referee.games.base import ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
+from referee.seeds import MAX_ENTROPY_BYTES, SEED_BYTES, commitment, effective_seed, random_seed
+from referee.v1 import referee_pb2, referee_pb2_grpc
+
+DEFAULT_MAX_VIEWS = 32
+REQUEST_ID_KEY = "x-request-id"
+DEFAULT_MAX_REPLAY_ACTIONS = 100_000
+
+_VERDICT_NAMES = {1: "accepted", 2: "rejected", 3: "penalized"}
+
+
+@dataclass(slots=True)
+class CallInfo:
+    """What one RPC did, for its log line and metrics (filled by the Referee)."""
+
+    method: str
+    game: str = ""
+    verdict: str = ""
+    violations: tuple[str, ...] = ()
+    request_id: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+CURRENT_CALL: ContextVar[CallInfo | None] = ContextVar("referee_call", default=None)
+
+
+@dataclass(slots=True)
+class Opened:
+    """A state received in a request, decoded and checked."""
+
+    codec: GameCodec
+    state: Any
+    msg: referee_pb2.GameState
+    hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_views: int = DEFAULT_MAX_VIEWS
+    max_replay_actions: int = DEFAULT_MAX_REPLAY_ACTIONS
+
+
+def state_hash(msg: referee_pb2.GameState) -> bytes:
+    """SHA-256 of the canonical (deterministic) serialization of a state."""
+    return hashlib.sha256(msg.SerializeToString(deterministic=True)).digest()
+
+
+def _note(game: str, verdict: int = 0, violations: Sequence[Any] = ()) -> None:
+    info = CURRENT_CALL.get()
+    if info is not None:
+        info.game = game
+        if verdict:
+            info.verdict = _VERDICT_NAMES[verdict]
+            info.violations = tuple(v.code for v in violations)
+
+
+class Referee:
+    """The RPCs as plain functions of protobuf messages."""
+
+    def __init__(self, codecs: Sequence[GameCodec], limits: Limits | None = None) -> None:
+        self.codecs: Mapping[str, GameCodec] = {c.game_id: c for c in codecs}
+        self.by_version: Mapping[str, GameCodec] = {c.rules.rules_version: c for c in codecs}
+        self.limits = limits or Limits()
+        games = referee_pb2.ListGamesResponse(server_version=__version__)
+        for c in codecs:
+            c.game_info(games.games.add())
+        self._games = games
+
+    # ------------------------------------------------------------ helpers
+
+    def _codec_for_config(self, config: referee_pb2.GameConfig, path: str) -> GameCodec:
+        game = config.WhichOneof("game")
+        if game is None:
+            raise invalid(path, "must name a game (" + ", ".join(self.codecs) + ")")
+        return self.codecs[game]
+
+    @staticmethod
+    def _seed(seed: bytes, required: bool) -> bytes:
+        if not seed:
+            if required:
+                raise invalid("seed", f"must be {SEED_BYTES} bytes")
+            seed = random_seed()
+        elif len(seed) != SEED_BYTES:
+            raise invalid("seed", f"must be {SEED_BYTES} bytes, not {len(seed)}")
+        return seed
+
+    @staticmethod
+    def _check_entropy(entropy: Sequence[bytes], seats: int, path: str) -> None:
+        if len(entropy) > seats:
+            raise invalid(path, f"at most one entry per seat ({seats})")
+        for i, e in enumerate(entropy):
+            if len(e) > MAX_ENTROPY_BYTES:
+                raise invalid(f"{path}[{i}]", f"must be at most {MAX_ENTROPY_BYTES} bytes")
+
+    def open_state(self, msg: referee_pb2.GameState, sealed: bytes, path: str = "state") -> Opened:
+        """Decode and check a state from a request (plain or sealed)."""
+        if sealed:
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "this server does not seal states: send the plain state",
+                reason="STATE_SEALING_DISABLED",
+            )
+        game = msg.WhichOneof("game")
+        if game is None:
+            raise invalid(path, "is required (the state returned by the previous call)")
+        version = msg.rules_version
+        codec = self.by_version.get(version)
+        if codec is None:
+            if not version:
+                raise invalid(f"{path}.rules_version", "is required")
+            raise RequestError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"rules version {version!r} is not served here; this server serves "
+                + ", ".join(sorted(self.by_version)),
+                reason="RULES_VERSION_UNSUPPORTED",
+                metadata={"rules_version": version[:100]},
+            )
+        if codec.game_id != game:
+            raise invalid(path, f"rules version {version!r} does not match the {game} state")
+        seed = msg.seed
+        if len(seed) != SEED_BYTES:
+            raise invalid(f"{path}.seed", f"must be {SEED_BYTES} bytes")
+        entropy = msg.seat_entropy
+        self._check_entropy(entropy, 13, f"{path}.seat_entropy")
+        msg.DiscardUnknownFields()
+        try:
+            state = codec.decode_state(msg, effective_seed(seed, entropy), path)
+        except InvalidInput as e:
+            raise RequestError.from_invalid(e) from None
+        return Opened(codec, state, msg, state_hash(msg))
+
+    def _encode_next(
+        self,
+        codec: GameCodec,
+        state: Any,
+        out: referee_pb2.GameState,
+        *,
+        seed: bytes,
+        entropy: Sequence[bytes],
+        version: int,
+        parent: bytes,
+    ) -> bytes:
+        out.rules_version = codec.rules.rules_version
+        out.version = version
+        if parent:
+            out.parent_hash = parent
+        out.seed = seed
+        out.seat_entropy.extend(entropy)
+        codec.encode_state(state, out)
+        return state_hash(out)
+
+    def _viewers(self, msgs: Sequence[Any], seats: int, path: str) -> list[Viewer]:
+        if len(msgs) > self.limits.max_views:
+            raise invalid(path, f"at most {self.limits.max_views} views per request")
+        viewers = []
+        for i, m in enumerate(msgs):
+            try:
+                v = decode_viewer(m, f"{path}[{i}]")
+            except InvalidInput as e:
+                raise RequestError.from_invalid(e) from None
+            if v.kind is ViewerKind.SEAT and v.seat >= seats:
+                raise invalid(f"{path}[{i}].seat", "is not a seat of the table")
+            viewers.append(v)
+        return viewers
+
+    def _view(
+        self,
+        codec: GameCodec,
+        state: Any,
+        viewer: Viewer,
+        out: referee_pb2.GameView,
+        *,
+        seed: bytes,
+        version: int,
+        events: Sequence[Any] = (),
+    ) -> None:
+        rules = codec.rules
+        encode_viewer(viewer, out.viewer)
+        out.rules_version = rules.rules_version
+        out.version = version
+        out.seed_commitment = commitment(seed)
+        if rules.is_over(state):
+            out.seed = seed  # SHUF-5: revealed once the match or session is over
+        if events:
+            codec.encode_events(rules.redact_events(state, events, viewer), out.events)
+        codec.encode_view(rules.view(state, viewer), out)
+
+    # ------------------------------------------------------------ RPCs
+
+    def list_games(self, request: referee_pb2.ListGamesRequest) -> referee_pb2.ListGamesResponse:
+        return self._games
+
+    def new_game(self, request: referee_pb2.NewGameRequest) -> referee_pb2.NewGameResponse:
+        codec = self._codec_for_config(request.config, "config")
+        _note(codec.game_id)
+        try:
+            config = codec.decode_config(request.config, "config")
+        except InvalidInput as e:
+            raise RequestError.from_invalid(e) from None
+        rules = codec.rules
+        entropy = list(request.seat_entropy)
+        seats = codec.seat_count_of_config(config)
+        self._check_entropy(entropy, seats, "seat_entropy")
+        seed = self._seed(request.seed, required=False)
+        viewers = self._viewers(request.views, seats, "views")
+        state, events = rules.new_game(config, effective_seed(seed, entropy))
+        response = referee_pb2.NewGameResponse()
+        response.state_hash = self._encode_next(
+            codec, state, response.state, seed=seed, entropy=entropy, version=0, parent=b""
+        )
+        codec.encode_events(rules.redact_events(state, events, Viewer.PUBLIC), response.events)
+        for viewer in viewers:
+            self._view(
+                codec, state, viewer, response.views.add(), seed=seed, version=0, events=events
+            )
+        encode_scoreboard(rules.scoreboard(state), response.scoreboard)
+        response.seed_commitment = commitment(seed)
+        return response
+
+    def apply_action(
+        self, request: referee_pb2.ApplyActionRequest
+    ) -> referee_pb2.ApplyActionResponse:
+        opened = self.open_state(request.state, request.sealed_state)
+        codec = opened.codec
+        rules = codec.rules
+        if not request.HasField("action"):
+            raise invalid("action", "is required")
+        game = request.action.WhichOneof("game")
+        if game != codec.game_id:
+            raise invalid("action", f"must be an action of {codec.game_id} (found {game})")
+        try:
+            action = codec.decode_action(request.action, opened.state, "action")
+        except InvalidInput as e:
+            raise RequestError.from_invalid(e) from None
+        try:
+            outcome = rules.apply(opened.state, action)
+        except InvalidInput as e:
+            raise RequestError.from_invalid(e.prefixed("action")) from None
+        _note(codec.game_id, outcome.verdict, outcome.violations)
+        seats = codec.seat_count(opened.state)
+        viewers = self._viewers(request.views, seats, "views")
+        response = referee_pb2.ApplyActionResponse(verdict=outcome.verdict)
+        encode_violations(outcome.violations, response.violations)
+        encode_penalties(outcome.penalties, response.penalties)
+        msg = opened.msg
+        if outcome.verdict is Verdict.REJECTED:
+            response.state.CopyFrom(msg)
+            response.state_hash = opened.hash
+            version = msg.version
+        else:
+            version = msg.version + 1
+            response.state_hash = self._encode_next(
+                codec,
+                outcome.state,
+                response.state,
+                seed=msg.seed,
+                entropy=msg.seat_entropy,
+                version=version,
+                parent=opened.hash,
+            )
+        events = outcome.events
+        if events:
+            codec.encode_events(
+                rules.redact_events(outcome.state, events, Viewer.PUBLIC), response.events
+            )
+        for viewer in viewers:
+            self._view(
+                codec,
+                outcome.state,
+                viewer,
+                response.views.add(),
+                seed=msg.seed,
+                version=version,
+                events=events,
+            )
+        encode_scoreboard(rules.scoreboard(outcome.state), response.scoreboard)
+        return response
+
+    def legal_actions(
+        self, request: referee_pb2.LegalActionsRequest
+    ) -> referee_pb2.LegalActionsResponse:
+        opened = self.open_state(request.state, request.sealed_state)
+        codec = opened.codec
+        _note(codec.game_id)
+        actor = None
+        if request.HasField("actor"):
+            try:
+                actor = decode_actor(request.actor, "actor")
+            except InvalidInput as e:
+                raise RequestError.from_invalid(e) from None
+            if actor.kind is ActorKind.SEAT and actor.seat >= codec.seat_count(opened.state):
+                raise invalid("actor.seat", "is not a seat of the table")
+        response = referee_pb2.LegalActionsResponse()
+        for action in codec.rules.legal_actions(opened.state, actor):
+            codec.encode_action(action, response.actions.add())
+        return response
+
+    def view_state(self, request: referee_pb2.ViewStateRequest) -> referee_pb2.ViewStateResponse:
+        opened = self.open_state(request.state, request.sealed_state)
+        codec = opened.codec
+        _note(codec.game_id)
+        if not request.HasField("viewer"):
+            raise invalid("viewer", "is required (a seat, a spectator or the public)")
+        (viewer,) = self._viewers([request.viewer], codec.seat_count(opened.state), "viewer")
+        response = referee_pb2.ViewStateResponse(state_hash=opened.hash)
+        self._view(
+            codec,
+            opened.state,
+            viewer,
+            response.view,
+            seed=opened.msg.seed,
+            version=opened.msg.version,
+        )
+        encode_scoreboard(codec.rules.scoreboard(opened.state), response.scoreboard)
+        return response
+
+    def replay(
+        self,
+        request: referee_pb2.ReplayRequest,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> referee_pb2.ReplayResponse:
+        """Apply every action from the start; ``should_stop`` is polled between actions."""
+        codec = self._codec_for_config(request.config, "config")
+        _note(codec.game_id)
+        if len(request.actions) > self.limits.max_replay_actions:
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"at most {self.limits.max_replay_actions} actions per Replay",
+                reason="REPLAY_TOO_LONG",
+            )
+        try:
+            config = codec.decode_config(request.config, "config")
+        except InvalidInput as e:
+            raise RequestError.from_invalid(e) from None
+        entropy = list(request.seat_entropy)
+        self._check_entropy(entropy, codec.seat_count_of_config(config), "seat_entropy")
+        seed = self._seed(request.seed, required=True)
+        rules = codec.rules
+        state, _ = rules.new_game(config, effective_seed(seed, entropy))
+        response = referee_pb2.ReplayResponse()
+        msg = referee_pb2.GameState()
+        current = self._encode_next(
+            codec, state, msg, seed=seed, entropy=entropy, version=0, parent=b""
+        )
+        response.initial_hash = current
+        version = 0
+        include_events = request.include_events
+        for i, action_msg in enumerate(request.actions):
+            if should_stop is not None and i % 256 == 255 and should_stop():
+                raise RequestError(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    f"the deadline passed after {i} of {len(request.actions)} actions",
+                )
+            path = f"actions[{i}]"
+            if action_msg.WhichOneof("game") != codec.game_id:
+                raise invalid(path, f"must be an action of {codec.game_id}")
+            try:
+                action = codec.decode_action(action_msg, state, path)
+            except InvalidInput as e:
+                raise RequestError.from_invalid(e) from None
+            try:
+                outcome = rules.apply(state, action)
+            except InvalidInput as e:
+                raise RequestError.from_invalid(e.prefixed(path)) from None
+            step = response.steps.add(index=i, verdict=outcome.verdict)
+            encode_violations(outcome.violations, step.violations)
+            encode_penalties(outcome.penalties, step.penalties)
+            if outcome.verdict is not Verdict.REJECTED:
+                version += 1
+                state = outcome.state
+                msg = referee_pb2.GameState()
+                current = self._encode_next(
+                    codec, state, msg, seed=seed, entropy=entropy, version=version, parent=current
+                )
+                if include_events:
+                    codec.encode_events(
+                        rules.redact_events(state, outcome.events, Viewer.PUBLIC), step.events
+                    )
+            step.state_hash = current
+        response.final_state.CopyFrom(msg)
+        response.final_hash = current
+        encode_scoreboard(rules.scoreboard(state), response.scoreboard)
+        return response
+
+
+if TYPE_CHECKING:
+    Ctx = grpc.aio.ServicerContext[Any, Any]
+
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
+
+
+class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
+    """The gRPC face of :class:`Referee` (grpc.aio)."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+
+    async def _run(self, fn: Callable[[_Req], _Resp], request: _Req, context: Ctx) -> _Resp:
+        try:
+            return fn(request)
+        except RequestError as e:
+            status = rpc_status.to_status(e.to_status())
+            metadata = tuple(status.trailing_metadata)
+            info = CURRENT_CALL.get()
+            if info is not None and info.request_id:
+                metadata += ((REQUEST_ID_KEY, info.request_id),)
+            await context.abort(status.code, status.details, metadata)
+            raise  # unreachable: abort raises
+
+    async def ListGames(self, request: Any, context: Ctx) -> Any:
+        return await self._run(self.referee.list_games, request, context)
+
+    async def NewGame(self, request: Any, context: Ctx) -> Any:
+        return await self._run(self.referee.new_game, request, context)
+
+    async def ApplyAction(self, request: Any, context: Ctx) -> Any:
+        return await self._run(self.referee.apply_action, request, context)
+
+    async def LegalActions(self, request: Any, context: Ctx) -> Any:
+        return await self._run(self.referee.legal_actions, request, context)
+
+    async def ViewState(self, request: Any, context: Ctx) -> Any:
+        return await self._run(self.referee.view_state, request, context)
+
+    async def Replay(self, request: Any, context: Ctx) -> Any:
+        remaining = context.time_remaining()
+        if remaining is None:
+            return await self._run(self.referee.replay, request, context)
+        deadline = time.monotonic() + remaining
+
+        def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
+            return self.referee.replay(req, lambda: time.monotonic() >= deadline)
+
+        return await self._run(replay, request, context)

@@ -1,0 +1,71 @@
+"""A real Referee server on port 0 for the service tests."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from referee.server import RefereeServer, ServerSettings
+from referee.v1 import referee_pb2_grpc
+
+
+class ServerThread:
+    """A RefereeServer running on its own event loop in a background thread."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.loop = asyncio.new_event_loop()
+        self.server: RefereeServer | None = None
+        self.port = 0
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def start() -> None:
+            self.server = RefereeServer(self.settings)
+            self.port = await self.server.start()
+            self._ready.set()
+
+        self.loop.run_until_complete(start())
+        self.loop.run_forever()
+        self.loop.close()
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("server did not start")
+        return self
+
+    def stop(self) -> None:
+        assert self.server is not None
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(30)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerThread]:
+    thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture(scope="session")
+def channel(server: ServerThread) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(server.address) as ch:
+        yield ch
+
+
+@pytest.fixture(scope="session")
+def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
+    return referee_pb2_grpc.RefereeServiceStub(channel)

@@ -1,0 +1,185 @@
+"""The server process: health, reflection, graceful shutdown, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+
+from referee.v1 import common_pb2, referee_pb2_grpc
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import referee_pb2 as pb
+
+from .conftest import ServerThread
+
+
+def test_health_serving(channel: grpc.Channel) -> None:
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", "referee.v1.RefereeService"):
+        reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_lists_and_describes_the_service(channel: grpc.Channel) -> None:
+    db = ProtoReflectionDescriptorDatabase(channel)
+    services = set(db.get_services())
+    assert {"referee.v1.RefereeService", "grpc.health.v1.Health"} <= services
+    file = db.FindFileContainingSymbol("referee.v1.RefereeService")
+    assert file.name == "referee/v1/referee.proto"
+
+
+def test_health_goes_not_serving_on_stop() -> None:
+    from referee.server import ServerSettings
+
+    thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
+    with grpc.insecure_channel(thread.address) as ch:
+        health = health_pb2_grpc.HealthStub(ch)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == 1
+        assert thread.server is not None
+        import asyncio
+
+        asyncio.run_coroutine_threadsafe(
+            thread.server.health.enter_graceful_shutdown(), thread.loop
+        ).result(10)
+        status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
+        assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+    thread.stop()
+
+
+class ServerProcess:
+    """`referee serve --port 0` in a subprocess, its JSON log lines in a queue."""
+
+    def __init__(self, *extra: str) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--log-format",
+                "json",
+                "--log-level",
+                "debug",
+                *extra,
+            ],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        started = self.wait_for("referee_serving")
+        self.port = int(started["port"])
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                self.lines.put(json.loads(line))
+            except json.JSONDecodeError:
+                self.lines.put({"event": "unparsed", "line": line})
+
+    def wait_for(self, event: str, **fields: Any) -> dict[str, Any]:
+        while True:
+            entry = self.lines.get(timeout=60)
+            if entry.get("event") == event and all(entry.get(k) == v for k, v in fields.items()):
+                return entry
+
+
+@pytest.fixture
+def server_process() -> Iterator[ServerProcess]:
+    sp = ServerProcess()
+    yield sp
+    if sp.proc.poll() is None:
+        sp.proc.kill()
+        sp.proc.wait()
+
+
+def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: ServerProcess) -> None:
+    config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
+    # A long Replay: 20,000 actions by a seat that is not on turn (each rejected).
+    seed = bytes(32)
+    with grpc.insecure_channel(f"127.0.0.1:{server_process.port}") as ch:
+        stub = referee_pb2_grpc.RefereeServiceStub(ch)
+        first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
+        s = first.state.earl_of_coventry
+        other = (s.turn + 1) % 4
+        card = s.seats[other].hand[0]
+        bad = pb.Action(
+            actor=common_pb2.Actor(seat=other),
+            earl_of_coventry=eoc.EarlOfCoventryAction(
+                play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
+            ),
+        )
+        future = stub.Replay.future(
+            pb.ReplayRequest(config=config, seed=seed, actions=[bad] * 20_000)
+        )
+        server_process.wait_for("rpc_start", method="Replay")
+        server_process.proc.send_signal(signal.SIGTERM)
+        reply = future.result(timeout=60)
+        assert len(reply.steps) == 20_000
+        assert reply.final_hash == first.state_hash
+    assert server_process.proc.wait(timeout=60) == 0
+    server_process.wait_for("referee_stopped")
+
+
+def test_cli_version_games_and_health(server_process: ServerProcess) -> None:
+    from referee import __version__
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, timeout=60
+        )
+
+    version = run("--version")
+    assert version.returncode == 0 and __version__ in version.stdout
+    games = run("games")
+    assert (
+        games.returncode == 0 and "earl_of_coventry" in games.stdout and "C-VAR-7" in games.stdout
+    )
+    ok = run("health", "--address", f"127.0.0.1:{server_process.port}")
+    assert ok.returncode == 0 and "SERVING" in ok.stdout
+    server_process.proc.send_signal(signal.SIGTERM)
+    assert server_process.proc.wait(timeout=60) == 0
+    down = run("health", "--address", f"127.0.0.1:{server_process.port}", "--timeout", "1")
+    assert down.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["serve", "--port", "70000"], {}),
+        (["serve", "--log-level", "loud"], {}),
+        (["serve"], {"REFEREE_PORT": "not-a-port"}),
+        (["serve"], {"REFEREE_GRACE_SECONDS": "-1"}),
+    ],
+)
+def test_invalid_settings_stop_startup_with_exit_2(args: list[str], env: dict[str, str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
+    assert result.returncode == 2
+    assert "error" in result.stderr
