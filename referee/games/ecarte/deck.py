@@ -51,6 +51,8 @@ CARD_BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
 _LIMITS: tuple[int, ...] = tuple(
     (1 << 32) - ((1 << 32) % m) if m else 0 for m in range(len(ECARTE_DECK) + 1)
 )
+_NO_REJECTION = min(_LIMITS[2:])  # no word below it is ever rejected
+_MODULI = tuple(range(32, 1, -1))  # i + 1 for i = 31 .. 1
 _WORDS_FIRST = struct.Struct(">32I")  # four SHA-256 blocks: 32 words
 _WORDS_BLOCK = struct.Struct(">8I")
 
@@ -68,31 +70,43 @@ def ecarte_pack(seed: bytes, k: int) -> list[int]:
 
     Gives exactly ``referee.shuffle.shuffle(seed, k, ECARTE_DECK)`` (tested against
     it and the golden vectors) but reads the stream in whole blocks: a deal is
-    the most expensive step of a random playout.
+    the most expensive step of a random playout. The 31 draws of a 32-card
+    Fisher-Yates need 31 words of the first four blocks unless a word is
+    rejected (SHUF-2), which only words of ``2^32 - 32`` or more can be: then the
+    exact draw-by-draw loop runs.
     """
     base = PREFIX + seed + k.to_bytes(4, "big")
     sha = hashlib.sha256
-    words = list(
-        _WORDS_FIRST.unpack(
-            sha(base + b"\0\0\0\0").digest()
-            + sha(base + b"\0\0\0\1").digest()
-            + sha(base + b"\0\0\0\2").digest()
-            + sha(base + b"\0\0\0\3").digest()
-        )
+    words = _WORDS_FIRST.unpack(
+        sha(base + b"\0\0\0\0").digest()
+        + sha(base + b"\0\0\0\1").digest()
+        + sha(base + b"\0\0\0\2").digest()
+        + sha(base + b"\0\0\0\3").digest()
     )
+    pack = list(ECARTE_DECK)
+    if max(words[:31]) < _NO_REJECTION:
+        for m, x in zip(_MODULI, words, strict=False):
+            j = x % m
+            i = m - 1
+            pack[i], pack[j] = pack[j], pack[i]
+        return pack
+    return _pack_exact(base, list(words), pack)
+
+
+def _pack_exact(base: bytes, words: list[int], pack: list[int]) -> list[int]:
+    """SHUF-2/3 draw by draw, with rejections and further blocks (rarely needed)."""
     block = 4
     pos = 0
-    pack = list(ECARTE_DECK)
-    limits = _LIMITS
     for i in range(31, 0, -1):
         m = i + 1
         while True:
             if pos == len(words):
-                words.extend(_WORDS_BLOCK.unpack(sha(base + block.to_bytes(4, "big")).digest()))
+                digest = hashlib.sha256(base + block.to_bytes(4, "big")).digest()
+                words.extend(_WORDS_BLOCK.unpack(digest))
                 block += 1
             x = words[pos]
             pos += 1
-            if x < limits[m]:
+            if x < _LIMITS[m]:
                 break
         j = x % m
         pack[i], pack[j] = pack[j], pack[i]

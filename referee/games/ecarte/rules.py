@@ -58,6 +58,7 @@ from referee.games.ecarte.state import (
     MIN_SEATS,
     NO_SEAT,
     ROLES,
+    STOCK_SIZE,
     Accepted,
     ActionKind,
     CardPlayed,
@@ -116,8 +117,20 @@ _ANNOUNCE = tuple(EcarteAction(a, ActionKind.ANNOUNCE_KING) for a in _SEATS)
 _PLAYS = tuple(tuple(EcarteAction(a, ActionKind.PLAY, c) for c in range(52)) for a in _SEATS)
 _CARD_PLAYED = tuple(tuple(CardPlayed(s, c) for c in range(52)) for s in range(MAX_SEATS))
 _CARD_BYTE = tuple(bytes((c,)) for c in range(52))
+_OTHER: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple(r if s == e else e if s == r else NO_SEAT for s in range(n)) for e, r in roles)
+    for n, roles in ROLES.items()
+}
+"""``_OTHER[seats][dealer][seat]``: the other player of the deal (``NO_SEAT`` if sitting out)."""
+_ZEROS = {n: (0,) * n for n in ROLES}
+_HAND_SIZES = {
+    n: tuple(tuple(HAND_SIZE if s in roles else 0 for s in range(n)) for roles in seat_roles)
+    for n, seat_roles in ROLES.items()
+}
+"""``_HAND_SIZES[seats][dealer]``: cards dealt to each seat (E-DEAL-2, E-VAR-5)."""
+_TRICK_WON: dict[int, TrickWon] = {}  # bounded: 5 tricks x seat pairs x 32 x 32 cards
 _DISCARDS: dict[tuple[int, int, int], tuple[EcarteAction, ...]] = {}
-_DISCARD_CACHE_LIMIT = 1 << 16
+_CACHE_LIMIT = 1 << 16
 
 
 def _cards(mask: int) -> tuple[int, ...]:
@@ -129,19 +142,32 @@ def _cards(mask: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _plays(seat: int, mask: int) -> list[EcarteAction]:
+    """The plays of the cards of ``mask`` by ``seat``, in canonical order."""
+    plays = _PLAYS[seat]
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(plays[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
 def _discard_actions(seat: int, allowed: int, most: int) -> tuple[EcarteAction, ...]:
     """Every discard of 1 .. ``most`` cards of ``allowed`` (E-EXCH-5/6), smallest first."""
     key = (seat, allowed, most)
     found = _DISCARDS.get(key)
     if found is None:
         cards = _cards(allowed)
-        actor = _SEATS[seat]
+        # tuple.__new__ skips the named tuple's Python-level constructor (3x faster).
+        head = (_SEATS[seat], ActionKind.DISCARD, -1)
+        new = tuple.__new__
         found = tuple(
-            EcarteAction(actor, ActionKind.DISCARD, cards=combo)
+            new(EcarteAction, (*head, combo, -1, 0, 0))
             for k in range(1, most + 1)
             for combo in combinations(cards, k)
         )
-        if len(_DISCARDS) >= _DISCARD_CACHE_LIMIT:
+        if len(_DISCARDS) >= _CACHE_LIMIT:
             _DISCARDS.clear()
         _DISCARDS[key] = found
     return found
@@ -377,16 +403,15 @@ class EcarteRules:
         pack = ecarte_pack(s.seed, s.deal)  # E-DEAL-1
         elder, responder = ROLES[n][s.dealer]
         ep, rp = PACKET_POSITIONS[cfg.packets]  # E-DEAL-2
-        he = 0
-        for i in ep:
-            he |= 1 << pack[i]
-        hr = 0
-        for i in rp:
-            hr |= 1 << pack[i]
+        cards_e = sorted([pack[i] for i in ep])
+        cards_r = sorted([pack[i] for i in rp])
+        bit = CARD_BIT
         hands = [0] * n
-        hands[elder] = he
-        hands[responder] = hr
-        zeros = (0,) * n
+        hands[elder] = bit[cards_e[0]] | bit[cards_e[1]] | bit[cards_e[2]] | bit[cards_e[3]]
+        hands[elder] |= bit[cards_e[4]]
+        hands[responder] = bit[cards_r[0]] | bit[cards_r[1]] | bit[cards_r[2]] | bit[cards_r[3]]
+        hands[responder] |= bit[cards_r[4]]
+        zeros = _ZEROS[n]
         turn_up = pack[TURN_UP_POSITION]  # E-DEAL-3
         s.phase = Phase.PROPOSAL
         s.turn = elder
@@ -398,21 +423,19 @@ class EcarteRules:
         s.stock = bytes(pack[TURN_UP_POSITION + 1 :])
         s.tricks = b""
         s.king_announced = NO_SEAT
-        sizes = [0] * n
-        sizes[elder] = sizes[responder] = HAND_SIZE
         shown: list[tuple[int, ...]] = [()] * n
-        shown[elder] = _cards(he)
-        shown[responder] = _cards(hr)
+        shown[elder] = tuple(cards_e)
+        shown[responder] = tuple(cards_r)
         events.append(
             Dealt(
                 s.deal,
-                s.game,
+                sum(s.games_won),
                 s.dealer,
                 elder,
                 responder,
                 turn_up,
-                len(s.stock),
-                tuple(sizes),
+                STOCK_SIZE,
+                _HAND_SIZES[n][s.dealer],
                 tuple(shown),
             )
         )
@@ -511,6 +534,8 @@ class EcarteRules:
                 self._check_actor(state, actor)
             return []  # E-END-3
         if actor is None:
+            if state.tricks and state.phase is Phase.TRICKS:  # hot path: the tricks
+                return _plays(state.turn, play_mask(state, state.turn))
             out = self._turn_actions(state, state.turn)
             if not state.tricks and state.king_announced < 0:
                 holder = self._king_holder(state)
@@ -549,13 +574,7 @@ class EcarteRules:
         phase = state.phase
         hand = state.hands[seat]
         if phase is Phase.TRICKS:
-            m = play_mask(state, seat)
-            plays = _PLAYS[seat]
-            out = []
-            while m:
-                low = m & -m
-                out.append(plays[low.bit_length() - 1])
-                m ^= low
+            out = _plays(seat, play_mask(state, seat))
             if state.tricks:
                 return out
         elif phase is Phase.PROPOSAL:
@@ -564,7 +583,7 @@ class EcarteRules:
                 state.config.jeux_de_regle and is_jeu_de_regle(hand, state.trump)
             ):
                 out.append(_PROPOSE[seat])
-            out.extend(_PLAYS[seat][c] for c in _cards(hand))
+            out.extend(_plays(seat, hand))
         elif phase is Phase.ANSWER:
             out = [_ACCEPT[seat], _REFUSE[seat]]
         else:
@@ -810,18 +829,21 @@ class EcarteRules:
     # ------------------------------------------------------------ apply
 
     def apply(self, state: EcarteState, action: EcarteAction) -> Outcome[EcarteState, EcarteEvent]:
-        self._check_action(state, action)
         kind = action.kind
         actor = action.actor
-        # Fast path: a legal play by the seat on turn.
-        if (
-            kind is ActionKind.PLAY
-            and actor.kind is ActorKind.SEAT
-            and actor.seat == state.turn
-            and (state.phase is Phase.TRICKS or state.phase is Phase.PROPOSAL)
-            and play_mask(state, actor.seat) >> action.card & 1
-        ):
-            return self._play(state, actor.seat, action.card)
+        if kind is ActionKind.PLAY:
+            # Fast path: a legal play by the seat on turn (the turn is a valid seat).
+            card = action.card
+            if (
+                actor.kind is ActorKind.SEAT
+                and actor.seat == state.turn
+                and type(card) is int
+                and card >= 0
+                and (state.phase is Phase.TRICKS or state.phase is Phase.PROPOSAL)
+                and play_mask(state, actor.seat) >> card & 1
+            ):
+                return self._play(state, actor.seat, card)
+        self._check_action(state, action)
         violations = self.violations(state, action)
         if violations:
             return Outcome(Verdict.REJECTED, state, [], tuple(violations))
@@ -890,12 +912,10 @@ class EcarteRules:
         tricks = state.tricks + _CARD_BYTE[card]
         s.tricks = tricks
         s.phase = Phase.TRICKS
-        events: list[EcarteEvent] = [_CARD_PLAYED[seat][card]]
-        elder, responder = ROLES[state.config.seats][state.dealer]
-        other = responder if seat == elder else elder
+        other = _OTHER[state.config.seats][state.dealer][seat]
         if len(tricks) & 1:
             s.turn = other
-            return Outcome(Verdict.ACCEPTED, s, events)
+            return Outcome(Verdict.ACCEPTED, s, [_CARD_PLAYED[seat][card]])
         led = tricks[-2]
         # E-PLAY-7: the follower wins with a higher card of the suit led, or a trump.
         if SUIT[card] == SUIT[led]:
@@ -906,7 +926,11 @@ class EcarteRules:
         won[winner] += 1
         s.tricks_won = tuple(won)
         s.turn = winner  # E-PLAY-1
-        events.append(TrickWon(len(tricks) // 2 - 1, winner, other, (led, card)))
+        key = (len(tricks) * 4 + winner * 2 + other) * 4096 + led * 64 + card
+        trick_won = _TRICK_WON.get(key)
+        if trick_won is None:
+            trick_won = _TRICK_WON[key] = TrickWon(len(tricks) // 2 - 1, winner, other, (led, card))
+        events: list[EcarteEvent] = [_CARD_PLAYED[seat][card], trick_won]
         if len(tricks) == 10:
             self._end_deal(s, events)  # E-PLAY-8
         return Outcome(Verdict.ACCEPTED, s, events)
