@@ -199,9 +199,9 @@ def listed(state: EcarteState, action: EcarteAction) -> bool:
     amount range)?"""
     for a in RULES.legal_actions(state, action.actor):
         if a.kind is ActionKind.WAGER and action.kind is ActionKind.WAGER:
-            if a.actor == action.actor and a.seat == action.seat:
-                if a.amount <= action.amount <= a.amount_max:
-                    return True
+            same = a.actor == action.actor and a.seat == action.seat
+            if same and a.amount <= action.amount <= a.amount_max:
+                return True
         elif key(a) == key(action):
             return True
     return False
@@ -261,7 +261,6 @@ def order_index(card: int) -> int:
     from referee.cards import RANK_LABELS
 
     return ORDER_TEXT.split().index(RANK_LABELS[card % 13])
-
 
 
 def play_out(state: EcarteState) -> tuple[EcarteState, list[EcarteEvent]]:

@@ -110,15 +110,24 @@ def test_malformed_actions_are_request_errors() -> None:
     s = build(E_HAND, D_HAND, "7C", phase=Phase.ELDER_DISCARD)
     cases = [
         (EcarteAction(seat(ELDER), None), "kind"),  # type: ignore[arg-type]
-        (EcarteAction(seat(ELDER), ActionKind.DISCARD, cards=(c("7D"), c("7D"))), "discard.cards[1]"),
+        (
+            EcarteAction(seat(ELDER), ActionKind.DISCARD, cards=(c("7D"), c("7D"))),
+            "discard.cards[1]",
+        ),
         (EcarteAction(seat(ELDER), ActionKind.DISCARD, cards=(52,)), "discard.cards[0]"),
         (EcarteAction(seat(ELDER), ActionKind.PLAY, -1), "play.card"),
         (EcarteAction(seat(ELDER), ActionKind.PLAY, 60), "play.card"),
         (EcarteAction(seat(5), ActionKind.PROPOSE), "actor.seat"),
         (EcarteAction(seat(-1), ActionKind.PROPOSE), "actor.seat"),
         (EcarteAction(Actor.TABLE, ActionKind.PROPOSE), "actor"),
-        (EcarteAction(Actor(ActorKind.SPECTATOR, -1, ""), ActionKind.WAGER, seat=0, amount=1), "actor.spectator"),
-        (EcarteAction(Actor.of_spectator("x" * 65), ActionKind.WAGER, seat=0, amount=1), "actor.spectator"),
+        (
+            EcarteAction(Actor(ActorKind.SPECTATOR, -1, ""), ActionKind.WAGER, seat=0, amount=1),
+            "actor.spectator",
+        ),
+        (
+            EcarteAction(Actor.of_spectator("x" * 65), ActionKind.WAGER, seat=0, amount=1),
+            "actor.spectator",
+        ),
         (EcarteAction(Actor.of_spectator("ann"), ActionKind.WAGER, seat=2, amount=1), "wager.seat"),
     ]
     for action, field in cases:

@@ -57,9 +57,8 @@ def test_E_DECK_1_thirty_two_cards_each_once() -> None:
 
 def test_E_DECK_1_a_card_outside_the_pack_is_malformed() -> None:
     """E-DECK-1: a two of clubs is not an Écarté card: the request is malformed."""
-    from tests.ecarte.helpers import build, seat
-
     from referee.games.ecarte.state import ActionKind, EcarteAction
+    from tests.ecarte.helpers import build, seat
 
     state = build("KS QS JS 7H 8H", "AS 10S 9S 7D 8D", "7C")
     with pytest.raises(InvalidInput) as e:
@@ -146,7 +145,8 @@ def test_E_SEAT_2_cut_lowest_card_deals(seats: int) -> None:
         assert isinstance(cut, DealerCut)
         pack = shuffle(seed, CUT_SHUFFLE, ECARTE_DECK)
         # Replay CUT-1/CUT-2 independently with the written-out order.
-        pos, contenders, draws = 0, list(range(seats)), [[] for _ in range(seats)]
+        pos, contenders = 0, list(range(seats))
+        draws: list[list[int]] = [[] for _ in range(seats)]
         while True:
             for s in contenders:
                 draws[s].append(pack[pos])

@@ -153,7 +153,11 @@ def test_legal_actions_is_the_single_source_of_truth(
     rng = random.Random(rng_seed)
     states, _, _ = playout(config, seed, rng)
     for state in rng.sample(states, min(8, len(states))):
-        every = {key(a) for s in range(config.seats) for a in RULES.legal_actions(state, Actor.of_seat(s))}
+        every = {
+            key(a)
+            for s in range(config.seats)
+            for a in RULES.legal_actions(state, Actor.of_seat(s))
+        }
         assert {key(a) for a in RULES.legal_actions(state, None)} == every
         snapshot = copy.deepcopy(state)
         for action in candidates(state, rng):
@@ -213,8 +217,8 @@ def test_views_and_events_hide_what_the_viewer_cannot_see(
             watcher = r if actor == e else e
             other = twin(state, watcher, rng)
             k = rng.randint(1, max(len(x.cards) for x in RULES.legal_actions(state, None)))
-            a = [x for x in RULES.legal_actions(state, None) if len(x.cards) == k][0]
-            b = [x for x in RULES.legal_actions(other, None) if len(x.cards) == k][0]
+            a = next(x for x in RULES.legal_actions(state, None) if len(x.cards) == k)
+            b = next(x for x in RULES.legal_actions(other, None) if len(x.cards) == k)
             out_a, out_b = RULES.apply(state, a), RULES.apply(other, b)
             assert out_a.verdict is out_b.verdict is Verdict.ACCEPTED
             for viewer in (Viewer.of_seat(watcher), Viewer.PUBLIC):

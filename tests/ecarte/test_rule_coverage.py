@@ -23,7 +23,7 @@ def defined_ids(text: str) -> set[str]:
     return set(re.findall(r"^(?:- |#+ )?\**(E-(?:[A-Z]+-\d+|TURN|PHASE|CARD|CONF))\b", text, re.M))
 
 
-def tested_ids() -> dict[str, list[str]]:
+def cited_ids() -> dict[str, list[str]]:
     """Rule id -> test functions that cite it in their name or docstring."""
     out: dict[str, list[str]] = {}
     for path in Path(__file__).parent.glob("test_*.py"):
@@ -37,8 +37,8 @@ def tested_ids() -> dict[str, list[str]]:
 
 def test_every_rule_id_has_a_test() -> None:
     ids = defined_ids(DOC.read_text())
-    assert len(ids) > 50
-    missing = sorted(ids - set(tested_ids()))
+    assert len(ids) >= 49  # 45 numbered rules and E-TURN, E-PHASE, E-CARD, E-CONF
+    missing = sorted(ids - set(cited_ids()))
     assert not missing, f"rule ids without a test: {missing}"
 
 
@@ -52,7 +52,7 @@ def test_the_project_rulebook_covers_the_shared_rulebook() -> None:
 def test_every_violation_code_is_documented_with_its_rules() -> None:
     text = DOC.read_text()
     for code, rules in V.CODES.items():
-        line = next((x for x in text.splitlines() if f"`{code}`" in x), "")
+        line = next((x for x in text.splitlines() if x.startswith(f"| `{code}`")), "")
         assert line, f"{code} is not documented"
         for rid in rules:
             assert rid in line, f"{code}: {rid} missing from its table row"

@@ -171,7 +171,7 @@ def test_E_END_2_match_of_several_games_scores_restart() -> None:
     s = deal(VOLE_D, config=cfg, points=(4, 3), games_won=(1, 1), number=4)
     after, events = play_out(s)
     assert after.phase is Phase.MATCH_OVER and after.games_won == (2, 1)
-    assert [e for e in events if isinstance(e, MatchWon)][0].seat == DEALER
+    assert next(e for e in events if isinstance(e, MatchWon)).seat == DEALER
 
 
 def test_E_END_3_nothing_is_legal_after_the_match() -> None:

@@ -126,9 +126,7 @@ def test_wagers_consistent() -> None:
     assert "wagers" in fields(base(wagers=w, check=False))
     cfg = EcarteConfig(gallery=True, wager_limit=5)
     assert "wagers[0].amount" in fields(base(config=cfg, wagers=w, check=False))
-    assert "wagers[0].spectator" in fields(
-        base(config=cfg, wagers=(Wager("", 0, 1),), check=False)
-    )
+    assert "wagers[0].spectator" in fields(base(config=cfg, wagers=(Wager("", 0, 1),), check=False))
 
 
 def test_king_announcement_consistent() -> None:

@@ -56,7 +56,9 @@ def variant(vid: str) -> dict[str, str]:
 # ---------------------------------------------------------------- E-VAR-1
 
 
-@pytest.mark.parametrize(("target", "before", "wins"), [(3, 2, True), (11, 9, True), (11, 8, False)])
+@pytest.mark.parametrize(
+    ("target", "before", "wins"), [(3, 2, True), (11, 9, True), (11, 8, False)]
+)
 def test_E_VAR_1_target_points(target: int, before: int, wins: bool) -> None:
     """E-VAR-1: rapide 3, Napoléon 11, any target 1 .. 99: the game ends at the target."""
     cfg = EcarteConfig(target_points=target)
@@ -93,9 +95,7 @@ def test_E_VAR_2_match_length() -> None:
     final = states[-1]
     assert max(final.games_won) == 3 and final.phase is Phase.MATCH_OVER
     games = [e for step in events for e in step if isinstance(e, GameWon)]
-    assert len(games) == sum(final.games_won) and [g.game for g in games] == list(
-        range(len(games))
-    )
+    assert len(games) == sum(final.games_won) and [g.game for g in games] == list(range(len(games)))
 
 
 # ---------------------------------------------------------------- E-VAR-3
@@ -137,9 +137,7 @@ def test_E_VAR_3_king_points_at_the_king_multiplier() -> None:
     after = ok(s, announce(DEALER)).state
     assert after.chips == (30, -30)
     seed = seed_where(lambda x: is_king(pack(x, 0)[10]))
-    state, events = RULES.new_game(
-        EcarteConfig(first_dealer=0, stake=10, king_multiplier=3), seed
-    )
+    state, events = RULES.new_game(EcarteConfig(first_dealer=0, stake=10, king_multiplier=3), seed)
     assert state.chips == (30, -30)
     assert any(isinstance(e, KingTurned) for e in events)
 
@@ -204,7 +202,9 @@ def test_E_VAR_4_only_spectators_wager_spectators_only_wager() -> None:
     s = gallery()
     seat_wager = EcarteAction(Actor.of_seat(ELDER), ActionKind.WAGER, seat=0, amount=5)
     assert rejected(s, seat_wager) == [V.SEAT_CANNOT_WAGER]
-    spectator_play = EcarteAction(Actor.of_spectator("ann"), ActionKind.PLAY, card=mask("8D").bit_length() - 1)
+    spectator_play = EcarteAction(
+        Actor.of_spectator("ann"), ActionKind.PLAY, card=mask("8D").bit_length() - 1
+    )
     assert rejected(s, spectator_play) == [V.SPECTATOR_CANNOT_PLAY]
 
 
