@@ -108,6 +108,14 @@ PHASE_KINDS: dict[Phase, frozenset[ActionKind]] = {
     Phase.MATCH_OVER: frozenset(),
 }
 
+# Enum members as module constants for the hot path (an enum attribute costs ~40 ns).
+_PLAY_KIND = ActionKind.PLAY
+_SEAT_ACTOR = ActorKind.SEAT
+_PROPOSAL = Phase.PROPOSAL
+_TRICKS = Phase.TRICKS
+_MATCH_OVER = Phase.MATCH_OVER
+_ACCEPTED = Verdict.ACCEPTED
+
 # Immutable action and event objects, shared on the hot path.
 _SEATS = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
 _PROPOSE = tuple(EcarteAction(a, ActionKind.PROPOSE) for a in _SEATS)
@@ -529,13 +537,13 @@ class EcarteRules:
 
     def legal_actions(self, state: EcarteState, actor: Actor | None) -> list[EcarteAction]:
         """Every action ``actor`` may take now; ``None``: every seat (spectators aside)."""
+        if actor is None and state.tricks and state.phase is _TRICKS:  # hot path: the tricks
+            return _plays(state.turn, play_mask(state, state.turn))
         if state.phase is Phase.MATCH_OVER:
             if actor is not None:
                 self._check_actor(state, actor)
             return []  # E-END-3
         if actor is None:
-            if state.tricks and state.phase is Phase.TRICKS:  # hot path: the tricks
-                return _plays(state.turn, play_mask(state, state.turn))
             out = self._turn_actions(state, state.turn)
             if not state.tricks and state.king_announced < 0:
                 holder = self._king_holder(state)
@@ -831,15 +839,16 @@ class EcarteRules:
     def apply(self, state: EcarteState, action: EcarteAction) -> Outcome[EcarteState, EcarteEvent]:
         kind = action.kind
         actor = action.actor
-        if kind is ActionKind.PLAY:
+        if kind is _PLAY_KIND:
             # Fast path: a legal play by the seat on turn (the turn is a valid seat).
             card = action.card
+            phase = state.phase
             if (
-                actor.kind is ActorKind.SEAT
+                actor.kind is _SEAT_ACTOR
                 and actor.seat == state.turn
                 and type(card) is int
                 and card >= 0
-                and (state.phase is Phase.TRICKS or state.phase is Phase.PROPOSAL)
+                and (phase is _TRICKS or phase is _PROPOSAL)
                 and play_mask(state, actor.seat) >> card & 1
             ):
                 return self._play(state, actor.seat, card)
@@ -911,11 +920,11 @@ class EcarteRules:
         s.hands = tuple(hands)
         tricks = state.tricks + _CARD_BYTE[card]
         s.tricks = tricks
-        s.phase = Phase.TRICKS
+        s.phase = _TRICKS
         other = _OTHER[state.config.seats][state.dealer][seat]
         if len(tricks) & 1:
             s.turn = other
-            return Outcome(Verdict.ACCEPTED, s, [_CARD_PLAYED[seat][card]])
+            return Outcome(_ACCEPTED, s, [_CARD_PLAYED[seat][card]])
         led = tricks[-2]
         # E-PLAY-7: the follower wins with a higher card of the suit led, or a trump.
         if SUIT[card] == SUIT[led]:
@@ -933,7 +942,7 @@ class EcarteRules:
         events: list[EcarteEvent] = [_CARD_PLAYED[seat][card], trick_won]
         if len(tricks) == 10:
             self._end_deal(s, events)  # E-PLAY-8
-        return Outcome(Verdict.ACCEPTED, s, events)
+        return Outcome(_ACCEPTED, s, events)
 
     # ------------------------------------------------------------ reading
 
@@ -944,7 +953,7 @@ class EcarteRules:
         validate(state)
 
     def is_over(self, state: EcarteState) -> bool:
-        return state.phase is Phase.MATCH_OVER
+        return state.phase is _MATCH_OVER
 
     def winner(self, state: EcarteState) -> int:
         """The match winner, or ``NO_SEAT`` while the match runs."""
