@@ -23,7 +23,7 @@ from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
 
-from .conftest import ServerThread
+from ..server_thread import ServerThread
 
 
 def test_health_serving(channel: grpc.Channel) -> None:

@@ -439,3 +439,14 @@ def test_request_id_is_returned(channel: grpc.Channel) -> None:
     _, call = stub.ListGames.with_call(pb.ListGamesRequest())
     made = dict(call.trailing_metadata())["x-request-id"]
     assert len(made) == 32
+
+
+def test_scenarios_hold_over_the_wire(stub: Stub) -> None:
+    """The scenario files give the same results through a real server."""
+    from pathlib import Path
+
+    from referee import scenarios
+
+    paths = sorted((Path(__file__).parents[1] / "scenarios").rglob("*.json"))
+    results = scenarios.run_files(paths, stub)
+    assert results and all(r.ok for r in results), [r.failures for r in results]

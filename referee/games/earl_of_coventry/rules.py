@@ -66,7 +66,7 @@ from referee.games.earl_of_coventry.state import (
     TiebreakStarted,
     hand_size_dealt,
 )
-from referee.shuffle import cut_for_dealer, shuffle
+from referee.shuffle import SEED_BYTES, cut_for_dealer, shuffle
 
 GAME_ID = "earl_of_coventry"
 RULES_VERSION = "earl_of_coventry/1"
@@ -265,6 +265,8 @@ class EarlOfCoventryRules:
     def new_game(self, config: EarlConfig, seed: bytes) -> tuple[EarlState, list[EarlEvent]]:
         """C-SEAT-2 (cut or fixed dealer), then round 0 is dealt (C-DEAL-1, C-DEAL-2)."""
         config.check()
+        if len(seed) != SEED_BYTES:
+            raise InvalidInput.one("seed", "must be 32 bytes (SHUF)")
         n = config.seats
         events: list[EarlEvent] = []
         if config.first_dealer is None:
@@ -351,7 +353,10 @@ class EarlOfCoventryRules:
 
     def validate(self, state: EarlState) -> None:
         """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules."""
-        state.config.check()
+        try:
+            state.config.check()
+        except InvalidInput as e:
+            raise e.prefixed("config") from None
         cfg = state.config
         n = cfg.seats
         errors: list[FieldViolation] = []
@@ -359,7 +364,7 @@ class EarlOfCoventryRules:
         def bad(path: str, why: str) -> None:
             errors.append(FieldViolation(path, why))
 
-        if len(state.seed) != 32:
+        if len(state.seed) != SEED_BYTES:
             bad("seed", "must be 32 bytes")
         if not (len(state.hands) == len(state.rounds_won) == len(state.counters) == n):
             bad("seats", f"must list exactly {n} seats (config.seats)")
@@ -370,7 +375,9 @@ class EarlOfCoventryRules:
                 bad(path, "is not a seat of the table")
         if not 0 <= state.last_player < n:
             bad("last_player", "is not a seat of the table")
-        if state.round > MAX_ROUND - 1:
+        # Ordinary rounds stop one short of MAX_ROUND so that a tie-break round can
+        # always be dealt (C-SCORE-4); shuffle 0xFFFFFFFF is the cut pack (SHUF-4).
+        if not 0 <= state.round <= (MAX_ROUND if state.tiebreak else MAX_ROUND - 1):
             bad("round", "is out of range")
         if errors:
             raise InvalidInput(errors)
@@ -397,14 +404,18 @@ class EarlOfCoventryRules:
         # Seats dealt in, eliminated, counters (C-SCORE-2 .. C-SCORE-5, C-VAR-4).
         if state.dealt_in & ~all_seats or state.eliminated & ~all_seats:
             bad("seats", "seat flags out of range")
-        if state.dealt_in & state.eliminated:
+        playing = state.phase is Phase.PLAYING
+        alive = all_seats & ~state.eliminated
+        # ``dealt_in`` describes the current round, or the last one between rounds and
+        # once the session is over: the seats eliminated at its end were dealt into it.
+        if state.dealt_in & state.eliminated and (playing or state.tiebreak):
             bad("seats", "an eliminated seat cannot be dealt in (C-SCORE-5)")
         if state.eliminated and cfg.scoring is not Scoring.ELIMINATION:
             bad("seats", "seats are eliminated only under elimination scoring (C-SCORE-5)")
         n_dealt = state.dealt_in.bit_count()
         if n_dealt < 2:
             bad("seats", "at least two seats are dealt in")
-        if not state.tiebreak and state.dealt_in != all_seats & ~state.eliminated:
+        if not state.tiebreak and alive & ~state.dealt_in:
             bad("seats", "every seat not eliminated is dealt in (C-DEAL-2)")
         for s in range(n):
             if not state.dealt_in >> s & 1 and state.hands[s]:
@@ -426,6 +437,10 @@ class EarlOfCoventryRules:
             bad("seats", "counters are kept only with counters scoring or Penalty Earl")
         if state.pool and not cfg.penalty_earl:
             bad("pool", "there is a pool only under Penalty Earl (C-VAR-4)")
+        elif state.pool < 0:
+            bad("pool", "is out of range")
+        elif state.pool and not playing:
+            bad("pool", "the round winner has collected the pool (C-VAR-4)")
         if not state.dealt_in >> state.dealer & 1:
             bad("dealer", "the dealer is dealt in (C-SEAT-3)")
         finished_rounds = state.round + (0 if state.phase is Phase.PLAYING else 1)
@@ -442,12 +457,26 @@ class EarlOfCoventryRules:
             if state.hands[s].bit_count() > hand_size_dealt(n_dealt, pos):
                 bad(f"seats[{s}].hand", "holds more cards than were dealt to it (C-DEAL-2)")
 
+        if state.phase is not Phase.PLAYING:
+            w = state.round_winner
+            if not 0 <= w < n or not state.dealt_in >> w & 1 or state.hands[w]:
+                bad("round_winner", "the round winner has emptied the hand (C-PLAY-8)")
+            for s in range(n):
+                if s != w and state.dealt_in >> s & 1 and not state.hands[s]:
+                    bad(f"seats[{s}].hand", "only the round winner emptied the hand (C-PLAY-8)")
+                if (
+                    cfg.scoring is Scoring.ELIMINATION
+                    and not state.tiebreak
+                    and not state.eliminated >> s & 1
+                    and not state.counters[s]
+                ):
+                    bad(
+                        f"seats[{s}].counters",
+                        "a seat left without counters after a round is eliminated (C-SCORE-5)",
+                    )
         if state.phase is Phase.PLAYING:
             self._validate_play(state, errors)
         elif state.phase is Phase.BETWEEN_ROUNDS:
-            w = state.round_winner
-            if not 0 <= w < n or state.hands[w]:
-                bad("round_winner", "the round winner has emptied the hand (C-PLAY-8)")
             if state.tiebreak:
                 bad("tiebreak", "a tie-break round ends the session (C-SCORE-4)")
             if state.winners:
@@ -459,8 +488,6 @@ class EarlOfCoventryRules:
                 bad("winners", "lists a seat twice")
         else:
             bad("phase", "is unknown")
-        if state.phase is not Phase.PLAYING and state.round_winner == NO_SEAT:
-            bad("round_winner", "a finished round has a winner")
         if errors:
             raise InvalidInput(errors)
 
@@ -829,8 +856,8 @@ class EarlOfCoventryRules:
         if len(tied) == 1:
             self._finish(new, tied, events)
             return Outcome(Verdict.ACCEPTED, new, events)
-        if state.round + 1 >= MAX_ROUND:
-            return _reject(state, ROUND_LIMIT, "the session has reached its last round", "C-DEAL-1")
+        # No round limit here: ordinary rounds stop at MAX_ROUND - 1 (``_next_round``),
+        # leaving shuffle MAX_ROUND for this tie-break, so END_SESSION is always legal.
         events.append(TiebreakStarted(tied))
         mask = 0
         for s in tied:
@@ -858,10 +885,15 @@ class EarlOfCoventryRules:
             for s in range(n)
         )
         key = state.counters if cfg.pays_per_card else state.rounds_won
+        # Once the session is over its winners come first: the winner of a tie-break
+        # round (C-SCORE-4) may hold no more counters than the seat it beat.
         groups: dict[int, list[int]] = {}
         for s in range(n):
-            groups.setdefault(key[s], []).append(s)
+            if s not in state.winners:
+                groups.setdefault(key[s], []).append(s)
         standings = tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
+        if state.winners:
+            standings = (tuple(sorted(state.winners)), *standings)
         return Scoreboard(
             seats=seats,
             finished=state.phase is Phase.SESSION_OVER,

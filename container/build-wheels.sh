@@ -1,0 +1,7 @@
+#!/bin/sh
+# Build stage of the container (Dockerfile) and of tests/test_container.py:
+# wheels of the project and of every runtime dependency into $1.
+set -eu
+out=${1:?usage: build-wheels.sh OUT_DIR [SOURCE_DIR]}
+src=${2:-.}
+"${PIP:-pip}" wheel --no-cache-dir --disable-pip-version-check --wheel-dir "$out" "$src"
