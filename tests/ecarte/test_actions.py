@@ -125,7 +125,7 @@ def test_malformed_actions_are_request_errors() -> None:
             "actor.spectator",
         ),
         (
-            EcarteAction(Actor.of_spectator("x" * 65), ActionKind.WAGER, seat=0, amount=1),
+            EcarteAction(Actor.of_spectator("x" * 129), ActionKind.WAGER, seat=0, amount=1),
             "actor.spectator",
         ),
         (EcarteAction(Actor.of_spectator("ann"), ActionKind.WAGER, seat=2, amount=1), "wager.seat"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -25,9 +24,8 @@ from referee.games.ecarte.state import (
     ScoreReason,
 )
 from referee.shuffle import CUT_SHUFFLE, shuffle
+from tests.conftest import shared_dir
 from tests.ecarte.helpers import c, is_king, order_index, pack, random_playout, seed_where
-
-VECTORS = Path("/work/shared/vectors/shuffle.json")
 
 
 def _all_cards(state: object) -> list[int]:
@@ -104,9 +102,7 @@ def test_E_DEAL_1_fast_pack_rejection_path_equals_the_reference(
 
 def test_E_DEAL_1_golden_vectors() -> None:
     """SHUF golden vectors (shared/vectors/shuffle.json, ecarte32 lists)."""
-    if not VECTORS.exists():
-        pytest.skip("shared vectors not available")
-    data = json.loads(VECTORS.read_text())
+    data = json.loads((shared_dir() / "vectors" / "shuffle.json").read_text())
     checked = 0
     for vector in data["vectors"]:
         seed = bytes.fromhex(vector["seed"])
