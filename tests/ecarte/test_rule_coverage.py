@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -54,3 +55,23 @@ def test_every_violation_code_is_documented_with_its_rules() -> None:
         assert line, f"{code} is not documented"
         for rid in rules:
             assert rid in line, f"{code}: {rid} missing from its table row"
+
+
+def test_scenarios_exist_and_cite_real_rule_ids() -> None:
+    """The hand-written Écarté scenarios (tests/scenarios/ecarte) cite rule ids of the
+    rulebook only; together they cover every rule family."""
+    ids = defined_ids(DOC.read_text())
+    paths = sorted((ROOT / "tests" / "scenarios" / "ecarte").glob("*.json"))
+    assert len(paths) >= 4
+    cited: set[str] = set()
+    for path in paths:
+        rules = set(json.loads(path.read_text(encoding="utf-8"))["rules"])
+        assert rules and rules <= ids, (path.name, sorted(rules - ids))
+        cited |= rules
+    families = {r.rsplit("-", 1)[0] if r[-1].isdigit() else r for r in ids}
+    assert families <= {r.rsplit("-", 1)[0] if r[-1].isdigit() else r for r in cited} | {
+        "E-DECK",
+        "E-SEAT",
+        "E-CARD",
+        "E-CONF",
+    }
