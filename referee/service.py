@@ -403,16 +403,12 @@ class Referee:
             version = msg.version
         else:
             version = msg.version + 1
-            data = self._encode_next(
-                codec,
-                outcome.state,
-                response.state,
-                seed=msg.seed,
-                entropy=msg.seat_entropy,
-                version=version,
-                parent=opened.hash,
-            )
-            response.state_hash = self._deliver(data, response)
+            out = response.state
+            out.CopyFrom(msg)
+            out.version = version
+            out.parent_hash = opened.hash
+            codec.encode_successor(opened.state, outcome.state, out)
+            response.state_hash = self._deliver(out.SerializeToString(deterministic=True), response)
         events = outcome.events
         if events:
             codec.encode_events(
@@ -535,19 +531,11 @@ class Referee:
             encode_penalties(outcome.penalties, step.penalties)
             if outcome.verdict is not Verdict.REJECTED:
                 version += 1
+                msg.version = version
+                msg.parent_hash = current
+                codec.encode_successor(state, outcome.state, msg)
                 state = outcome.state
-                msg = referee_pb2.GameState()
-                current = state_hash_of(
-                    self._encode_next(
-                        codec,
-                        state,
-                        msg,
-                        seed=seed,
-                        entropy=entropy,
-                        version=version,
-                        parent=current,
-                    )
-                )
+                current = state_hash(msg)
                 if include_events:
                     codec.encode_events(
                         rules.redact_events(state, outcome.events, Viewer.PUBLIC), step.events

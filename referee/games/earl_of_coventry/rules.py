@@ -10,6 +10,7 @@ every state on the way in).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from referee.cards import FULL_DECK, RANK_MASKS, RANK_NAMES, card_list, name
 from referee.games.base import (
@@ -87,6 +88,44 @@ SESSION_OVER = "SESSION_OVER"
 ROUND_LIMIT = "ROUND_LIMIT"
 
 _FULL_POPCOUNT = 52
+
+
+@lru_cache(maxsize=1024)
+def _check_config(config: EarlConfig) -> None:
+    """``config.check()``, once per distinct configuration (configurations are immutable;
+    a failing check raises and is not cached)."""
+    config.check()
+
+
+@lru_cache(maxsize=4096)
+def _standings(key: tuple[int, ...], winners: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Seats grouped by ``key`` (counters or rounds won), best first (C-SCORE-4/6).
+
+    Once the session is over its winners come first: the winner of a tie-break round
+    (C-SCORE-4) may hold no more counters than the seat it beat."""
+    groups: dict[int, list[int]] = {}
+    for s, value in enumerate(key):
+        if s not in winners:
+            groups.setdefault(value, []).append(s)
+    standings = tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
+    if winners:
+        standings = (tuple(sorted(winners)), *standings)
+    return standings
+
+
+_BITS = tuple(1 << c for c in range(256))
+
+
+@lru_cache(maxsize=4096)
+def _dealt_sizes(dealer: int, dealt_in: int, n: int) -> tuple[int, ...]:
+    """C-DEAL-2: the cards each seat was dealt (0 when not dealt in), by seat."""
+    sizes = [0] * n
+    n_dealt = dealt_in.bit_count()
+    seat = dealer
+    for pos in range(n_dealt):
+        seat = _next_in(dealt_in, seat, n)
+        sizes[seat] = hand_size_dealt(n_dealt, pos)
+    return tuple(sizes)
 
 
 def _next_in(mask: int, after: int, n: int) -> int:
@@ -354,7 +393,7 @@ class EarlOfCoventryRules:
     def validate(self, state: EarlState) -> None:
         """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules."""
         try:
-            state.config.check()
+            _check_config(state.config)
         except InvalidInput as e:
             raise e.prefixed("config") from None
         cfg = state.config
@@ -390,13 +429,19 @@ class EarlOfCoventryRules:
             if h & seen:
                 bad(f"seats[{s}].hand", "holds a card that appears elsewhere")
             seen |= h
-        for i, c in enumerate(state.played):
-            if c >= 52:
-                bad(f"played[{i}]", "is an unknown card code")
-            elif seen >> c & 1:
-                bad("played", f"{name(c)} appears twice")
-            else:
-                seen |= 1 << c
+        played = state.played
+        if played and (max(played) >= 52 or len(set(played)) != len(played)):
+            for i, c in enumerate(played):
+                if c >= 52:
+                    bad(f"played[{i}]", "is an unknown card code")
+            if len(set(played)) != len(played):
+                bad("played", "a card appears twice")
+        elif played:
+            played_mask = sum(map(_BITS.__getitem__, played))
+            if played_mask & seen:
+                twice = ", ".join(name(c) for c in card_list(played_mask & seen))
+                bad("played", f"{twice} also in a hand")
+            seen |= played_mask
         if not errors and seen.bit_count() != _FULL_POPCOUNT:
             missing = ", ".join(name(c) for c in card_list(((1 << 52) - 1) & ~seen))
             bad("seats", f"cards are missing: {missing}")
@@ -448,13 +493,8 @@ class EarlOfCoventryRules:
             bad("seats", "rounds won must add up to the rounds finished")
 
         # Hand sizes: no seat holds more than it was dealt (C-DEAL-2).
-        order: list[int] = []
-        seat = state.dealer
-        for _ in range(n_dealt):
-            seat = _next_in(state.dealt_in, seat, n)
-            order.append(seat)
-        for pos, s in enumerate(order):
-            if state.hands[s].bit_count() > hand_size_dealt(n_dealt, pos):
+        for s, dealt in enumerate(_dealt_sizes(state.dealer, state.dealt_in, n)):
+            if state.hands[s].bit_count() > dealt:
                 bad(f"seats[{s}].hand", "holds more cards than were dealt to it (C-DEAL-2)")
 
         if state.phase is not Phase.PLAYING:
@@ -873,33 +913,29 @@ class EarlOfCoventryRules:
 
     def scoreboard(self, state: EarlState) -> Scoreboard:
         cfg = state.config
-        n = cfg.seats
+        hands = state.hands
+        rounds_won = state.rounds_won
+        counters = state.counters
+        eliminated = state.eliminated
         seats = tuple(
             SeatScore(
-                seat=s,
-                rounds_won=state.rounds_won[s],
-                counters=state.counters[s],
-                eliminated=bool(state.eliminated >> s & 1),
-                cards_in_hand=state.hands[s].bit_count(),
+                s,
+                0,
+                0,
+                rounds_won[s],
+                counters[s],
+                0,
+                bool(eliminated >> s & 1),
+                hands[s].bit_count(),
             )
-            for s in range(n)
+            for s in range(cfg.seats)
         )
-        key = state.counters if cfg.pays_per_card else state.rounds_won
-        # Once the session is over its winners come first: the winner of a tie-break
-        # round (C-SCORE-4) may hold no more counters than the seat it beat.
-        groups: dict[int, list[int]] = {}
-        for s in range(n):
-            if s not in state.winners:
-                groups.setdefault(key[s], []).append(s)
-        standings = tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
-        if state.winners:
-            standings = (tuple(sorted(state.winners)), *standings)
         return Scoreboard(
             seats=seats,
             finished=state.phase is Phase.SESSION_OVER,
             winners=state.winners,
             pool=state.pool,
-            standings=standings,
+            standings=_standings(counters if cfg.pays_per_card else rounds_won, state.winners),
         )
 
     def view(self, state: EarlState, viewer: Viewer) -> EarlView:
