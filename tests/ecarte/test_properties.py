@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import ECARTE_DECK, card_list
+from referee.codec.ecarte import CODEC
 from referee.games.base import Actor, Verdict, Viewer
 from referee.games.ecarte import RULES
 from referee.games.ecarte.state import (
@@ -25,6 +26,7 @@ from referee.games.ecarte.state import (
     Phase,
 )
 from referee.games.ecarte.validation import validate
+from referee.v1 import referee_pb2
 from tests.ecarte.helpers import key, listed
 
 PROPERTY = settings(max_examples=40, deadline=None, derandomize=True)
@@ -170,6 +172,13 @@ def test_legal_actions_is_the_single_source_of_truth(
             assert state == snapshot, "apply mutated its input"
 
 
+def encoded_view(state: EcarteState, viewer: Viewer) -> bytes:
+    """The view as the service sends it (the Écarté part of a GameView), serialized."""
+    out = referee_pb2.GameView()
+    CODEC.encode_view(RULES.view(state, viewer), out)
+    return out.SerializeToString(deterministic=True)
+
+
 def twin(state: EcarteState, viewer_seat: int, rng: random.Random) -> EcarteState:
     """``state`` with every card ``viewer_seat`` cannot see dealt differently (the
     other hands, their discards, the stock), all counts kept."""
@@ -208,9 +217,11 @@ def test_views_and_events_hide_what_the_viewer_cannot_see(
         for v in range(config.seats):
             other = twin(state, v, rng)
             assert RULES.view(state, Viewer.of_seat(v)) == RULES.view(other, Viewer.of_seat(v))
+            assert encoded_view(state, Viewer.of_seat(v)) == encoded_view(other, Viewer.of_seat(v))
         nobody = twin(state, -1, rng)
         for viewer in (Viewer.PUBLIC, Viewer.of_spectator("ann")):
             assert RULES.view(state, viewer) == RULES.view(nobody, viewer)
+            assert encoded_view(state, viewer) == encoded_view(nobody, viewer)
         if state.phase in (Phase.ELDER_DISCARD, Phase.RESPONDER_DISCARD):
             actor = state.turn
             e, r = ROLES[config.seats][state.dealer]
@@ -225,4 +236,10 @@ def test_views_and_events_hide_what_the_viewer_cannot_see(
                 ra = RULES.redact_events(out_a.state, out_a.events, viewer)
                 rb = RULES.redact_events(out_b.state, out_b.events, viewer)
                 assert ra == rb
+                box_a, box_b = referee_pb2.GameView(), referee_pb2.GameView()
+                CODEC.encode_events(ra, box_a.events)
+                CODEC.encode_events(rb, box_b.events)
+                assert box_a.SerializeToString(deterministic=True) == box_b.SerializeToString(
+                    deterministic=True
+                )
                 assert RULES.view(out_a.state, viewer) == RULES.view(out_b.state, viewer)
