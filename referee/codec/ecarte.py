@@ -62,6 +62,7 @@ from referee.games.ecarte.state import (
 from referee.v1 import ecarte_pb2 as pb
 from referee.v1 import referee_pb2
 
+_CONFIG_CACHE_LIMIT = 1024
 _SIMPLE_ACTIONS = {
     "propose": ActionKind.PROPOSE,
     "accept": ActionKind.ACCEPT,
@@ -118,6 +119,10 @@ class EcarteCodec:
     game_id = "ecarte"
     rules = RULES
 
+    def __init__(self) -> None:
+        # Decoded configurations by their serialized form (checked once each).
+        self._configs: dict[bytes, EcarteConfig] = {}
+
     # ------------------------------------------------------------ config
 
     def decode_config(self, msg: referee_pb2.GameConfig, path: str) -> EcarteConfig:
@@ -130,6 +135,10 @@ class EcarteCodec:
         return state.config.seats
 
     def _config(self, c: pb.EcarteConfig, path: str) -> EcarteConfig:
+        key = c.SerializeToString(deterministic=True)
+        cached = self._configs.get(key)
+        if cached is not None:
+            return cached
         check_enum(c.packets, range(0, 3), f"{path}.packets", "packets")
         config = EcarteConfig(
             seats=c.seats or MIN_SEATS,
@@ -148,6 +157,9 @@ class EcarteCodec:
             config.check()
         except InvalidInput as e:
             raise e.prefixed(path) from None
+        if len(self._configs) >= _CONFIG_CACHE_LIMIT:
+            self._configs.clear()
+        self._configs[key] = config
         return config
 
     def _encode_config(self, config: EcarteConfig, out: pb.EcarteConfig) -> None:

@@ -11,6 +11,7 @@ the way in) and check every action (``InvalidInput`` for a malformed one).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations
 
 from referee.cards import ECARTE_DECK, name
@@ -87,6 +88,7 @@ from referee.games.ecarte.state import (
     WagerPlaced,
     WagerSettled,
 )
+from referee.shuffle import cut_for_dealer
 
 GAME_ID = "ecarte"
 RULES_VERSION = "ecarte/1"
@@ -376,7 +378,7 @@ class EcarteRules:
         events: list[EcarteEvent] = []
         if config.first_dealer is None:
             dealer, draws = cut_dealer(seed, n)
-            events.append(DealerCut(tuple(tuple(d) for d in draws), dealer))
+            events.append(DealerCut(draws, dealer))
         else:
             dealer = config.first_dealer
         zeros = (0,) * n
@@ -1003,11 +1005,13 @@ class EcarteRules:
         return redact_events(events, viewer, state.config.seats)
 
 
-def cut_dealer(seed: bytes, seats: int) -> tuple[int, list[list[int]]]:
-    """E-SEAT-2 / CUT: the lowest card in Écarté order deals; suits do not matter."""
-    from referee.shuffle import cut_for_dealer
+@lru_cache(maxsize=4096)
+def cut_dealer(seed: bytes, seats: int) -> tuple[int, tuple[tuple[int, ...], ...]]:
+    """E-SEAT-2 / CUT: the lowest card in Écarté order deals; suits do not matter.
 
-    return cut_for_dealer(seed, ECARTE_DECK, seats, key=lambda c: STRENGTH[c])
+    Cached: ``validate`` re-derives the first dealer of every state it checks (D-14)."""
+    dealer, draws = cut_for_dealer(seed, ECARTE_DECK, seats, key=lambda c: STRENGTH[c])
+    return dealer, tuple(tuple(d) for d in draws)
 
 
 RULES = EcarteRules()
