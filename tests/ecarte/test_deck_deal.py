@@ -10,7 +10,6 @@ import pytest
 from referee.cards import ECARTE_DECK, name, parse
 from referee.games.base import InvalidInput
 from referee.games.ecarte import RULES
-from referee.games.ecarte import deck as deck_module
 from referee.games.ecarte.deck import BEATS, STRENGTH, beats, ecarte_pack
 from referee.games.ecarte.state import (
     DealerCut,
@@ -23,7 +22,7 @@ from referee.games.ecarte.state import (
     PointsScored,
     ScoreReason,
 )
-from referee.shuffle import CUT_SHUFFLE, shuffle
+from referee.shuffle import CUT_SHUFFLE, shuffle, shuffle_exact
 from tests.conftest import shared_dir
 from tests.ecarte.helpers import c, is_king, order_index, pack, random_playout, seed_where
 
@@ -80,24 +79,14 @@ def test_E_DECK_2_order_king_high_ace_between_jack_and_ten() -> None:
 # ---------------------------------------------------------------- shuffle
 
 
-def test_E_DEAL_1_fast_pack_equals_the_SHUF_reference() -> None:
-    """E-DEAL-1 / SHUF-3: the fast pack of the rules is the reference shuffle."""
+def test_E_DEAL_1_pack_equals_the_SHUF_reference() -> None:
+    """E-DEAL-1 / SHUF-1 .. SHUF-3: the pack of a deal is the rulebook's shuffle, drawn
+    word by word as the rulebook words it."""
     rng = random.Random(7)
     for _ in range(300):
         seed = rng.randbytes(32)
         k = rng.randrange(1 << 32)
-        assert ecarte_pack(seed, k) == shuffle(seed, k, ECARTE_DECK)
-
-
-def test_E_DEAL_1_fast_pack_rejection_path_equals_the_reference(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """SHUF-2: the draw-by-draw path (taken when a word may be rejected) is exact too."""
-    monkeypatch.setattr(deck_module, "_NO_REJECTION", 0)
-    rng = random.Random(8)
-    for _ in range(100):
-        seed = rng.randbytes(32)
-        assert ecarte_pack(seed, 3) == shuffle(seed, 3, ECARTE_DECK)
+        assert ecarte_pack(seed, k) == shuffle_exact(seed, k, ECARTE_DECK)
 
 
 def test_E_DEAL_1_golden_vectors() -> None:
