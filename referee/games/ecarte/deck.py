@@ -26,6 +26,9 @@ SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
 ECARTE_SUIT_MASKS: tuple[int, ...] = tuple(m & ECARTE_MASK for m in SUIT_MASKS)
 """The eight cards of each suit."""
 
+SUIT_MASK_OF: tuple[int, ...] = tuple(ECARTE_SUIT_MASKS[c // 13] for c in range(52))
+"""``SUIT_MASK_OF[card]``: the eight cards of the card's suit."""
+
 BEATS: tuple[int, ...] = tuple(
     sum(1 << d for d in ECARTE_DECK if d // 13 == c // 13 and STRENGTH[d] > STRENGTH[c])
     if STRENGTH[c] >= 0

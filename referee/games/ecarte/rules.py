@@ -40,6 +40,7 @@ from referee.games.ecarte.deck import (
     KINGS,
     STRENGTH,
     SUIT,
+    SUIT_MASK_OF,
     ecarte_pack,
 )
 from referee.games.ecarte.jeux import is_jeu_de_regle
@@ -190,7 +191,7 @@ def play_mask(state: EcarteState, seat: int) -> int:
     if not len(tricks) & 1:
         return hand  # E-PLAY-2: the leader may lead any card
     led = tricks[-1]
-    follow = hand & ECARTE_SUIT_MASKS[SUIT[led]]
+    follow = hand & SUIT_MASK_OF[led]
     if follow:
         return follow & BEATS[led] or follow  # E-PLAY-3, E-PLAY-4
     return hand & ECARTE_SUIT_MASKS[state.trump] or hand  # E-PLAY-5, E-PLAY-6
@@ -540,7 +541,15 @@ class EcarteRules:
     def legal_actions(self, state: EcarteState, actor: Actor | None) -> list[EcarteAction]:
         """Every action ``actor`` may take now; ``None``: every seat (spectators aside)."""
         if actor is None and state.tricks and state.phase is _TRICKS:  # hot path: the tricks
-            return _plays(state.turn, play_mask(state, state.turn))
+            seat = state.turn
+            m = play_mask(state, seat)
+            plays = _PLAYS[seat]
+            out = []
+            while m:
+                low = m & -m
+                out.append(plays[low.bit_length() - 1])
+                m ^= low
+            return out
         if state.phase is Phase.MATCH_OVER:
             if actor is not None:
                 self._check_actor(state, actor)
@@ -917,9 +926,8 @@ class EcarteRules:
     def _play(self, state: EcarteState, seat: int, card: int) -> Outcome[EcarteState, EcarteEvent]:
         """E-EXCH-1 (a lead ends the exchange), E-PLAY-1 .. E-PLAY-8."""
         s = state.clone()
-        hands = list(state.hands)
-        hands[seat] ^= CARD_BIT[card]
-        s.hands = tuple(hands)
+        hands = state.hands
+        s.hands = (*hands[:seat], hands[seat] ^ CARD_BIT[card], *hands[seat + 1 :])
         tricks = state.tricks + _CARD_BYTE[card]
         s.tricks = tricks
         s.phase = _TRICKS
