@@ -234,9 +234,13 @@ ROLES: dict[int, tuple[tuple[int, int], ...]] = {
 
 
 # ---------------------------------------------------------------- events
+#
+# Events are created on every call: plain slotted dataclasses (a frozen one costs three
+# times as much to create); treat them as immutable all the same. ``CardPlayed`` and
+# ``TrickWon`` are frozen: the rules share cached instances of them.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DealerCut:
     """CUT / E-SEAT-2: ``draws[s]`` are the cards seat ``s`` drew; the lowest deals."""
 
@@ -244,7 +248,7 @@ class DealerCut:
     dealer: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Dealt:
     """E-DEAL-1 .. E-DEAL-3. ``hands[s]`` is empty where the viewer may not see it;
     ``hand_sizes`` are public (0 for a dealer sitting out, E-VAR-5)."""
@@ -260,7 +264,7 @@ class Dealt:
     hands: tuple[tuple[int, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KingTurned:
     """E-DEAL-4: the turned-up card is a king; ``seat`` (the responder) scores."""
 
@@ -268,22 +272,22 @@ class KingTurned:
     card: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Proposed:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Accepted:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Refused:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Exchanged:
     """E-EXCH-5/6/8: ``count`` cards discarded and drawn (public); the cards
     themselves are empty unless the viewer is ``seat``."""
@@ -295,7 +299,7 @@ class Exchanged:
     stock_left: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KingAnnounced:
     """E-KING-1: ``seat`` announced the king of trumps ``card``."""
 
@@ -319,7 +323,7 @@ class TrickWon:
     cards: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DealScored:
     """E-SCORE-1 .. E-SCORE-3: the tricks of a deal played out. ``tricks`` per seat."""
 
@@ -340,7 +344,7 @@ class ScoreReason(IntEnum):
     VOLE = 4
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PointsScored:
     """Points to ``seat`` (``total``: its score after them); with stakes (E-VAR-3)
     ``payer`` paid ``chips`` to ``seat`` (``chips`` 0 and ``payer`` -1 without)."""
@@ -353,7 +357,7 @@ class PointsScored:
     payer: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameWon:
     """E-END-1: game ``game`` (from 0) won by ``seat``; ``points`` per seat at its end."""
 
@@ -362,14 +366,14 @@ class GameWon:
     points: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WagerPlaced:
     spectator: str
     seat: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WagerSettled:
     """E-VAR-4: ``net`` is the spectator's net result after this settlement."""
 
@@ -380,7 +384,7 @@ class WagerSettled:
     net: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MatchWon:
     """E-END-2: the match is over."""
 
