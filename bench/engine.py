@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 from referee.games.earl_of_coventry.rules import RULES as EARL
 from referee.games.earl_of_coventry.state import EarlConfig, Phase
+from referee.games.ecarte.rules import RULES as ECARTE
+from referee.games.ecarte.state import EcarteConfig
 
 
 def openspiel(name: str, seconds: float, seed: int) -> float:
@@ -58,7 +60,27 @@ def earl_of_coventry(seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def ecarte(seconds: float, seed: int) -> float:
+    """Random matches of Écarté (2 seats, default options, matches of three games)."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    config = EcarteConfig(games_to_win=3)
+    legal = ECARTE.legal_actions
+    apply = ECARTE.apply
+    over = ECARTE.is_over
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state, _ = ECARTE.new_game(config, rng.randbytes(32))
+        while not over(state):
+            state = apply(state, choice(legal(state, None))).state
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
 PAIRS: list[tuple[str, Callable[[float, int], float], str]] = [
+    ("ecarte", ecarte, "euchre"),
     ("earl_of_coventry", earl_of_coventry, "crazy_eights"),
 ]
 
