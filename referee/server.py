@@ -317,6 +317,8 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                     fields["verdict"] = info.verdict
                     if info.violations:
                         fields["violations"] = list(info.violations)
+                if info.extra:
+                    fields.update(info.extra)  # e.g. seal_refusal: STATE_SEAL_INVALID
                 client = CLIENT.get()
                 if client:
                     fields["client"] = client
