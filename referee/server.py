@@ -21,10 +21,12 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
+from grpc_status import rpc_status
 
 from referee import __version__
 from referee.auth import TokenSet
 from referee.codec import all_codecs
+from referee.errors import RequestError
 from referee.logs import get_logger
 from referee.sealing import Keyring
 from referee.service import (
@@ -240,7 +242,7 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         def wrap(inner: Handler, deserializer: Any) -> MethodHandler:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap(short, inner, quiet=is_grpc),
-                request_deserializer=deserializer,
+                request_deserializer=_tolerant(deserializer),
                 response_serializer=handler.response_serializer,
             )
 
@@ -275,6 +277,8 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             status = "OK"
             response = None
             try:
+                if request.__class__ is _Malformed:
+                    await _refuse_malformed(request, context, request_id)
                 response = await inner(request, context)
                 return response
             except grpc.aio.AbortError:
@@ -328,6 +332,45 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                     log.info("rpc", **fields)
 
         return handler
+
+
+class _Malformed:
+    """What a request body that does not parse becomes (instead of an exception in
+    gRPC's deserialization, which it answers with UNKNOWN and the exception's text)."""
+
+    __slots__ = ("message_type",)
+
+    def __init__(self, message_type: str) -> None:
+        self.message_type = message_type
+
+
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserializer``, returning a :class:`_Malformed` for bytes it cannot parse."""
+    if deserializer is None:
+        return None
+    message_type = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
+    name = message_type.full_name if message_type is not None else "request"
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception:  # DecodeError, and whatever else a parser may raise on garbage
+            return _Malformed(name)
+
+    return deserialize
+
+
+async def _refuse_malformed(request: _Malformed, context: Ctx, request_id: str) -> None:
+    """INVALID_ARGUMENT (reason REQUEST_MALFORMED) for a body that is not the message."""
+    error = RequestError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"the request body is not a valid {request.message_type} (protobuf wire format)",
+        reason="REQUEST_MALFORMED",
+        metadata={"message_type": request.message_type},
+    )
+    status = rpc_status.to_status(error.to_status())
+    metadata = (*status.trailing_metadata, (REQUEST_ID_KEY, request_id))
+    await context.abort(status.code, status.details, metadata)
 
 
 async def _unauthenticated(request: Any, context: Ctx) -> Any:

@@ -447,8 +447,13 @@ class Referee:
             self._authorize_actor(opened, request.actor, actor, "actor")
         elif self.require_sealed:
             raise invalid("actor", "is required when the server requires sealed states")
+        try:
+            # The rules refuse an actor the game has no place for (Écarté's table).
+            actions = codec.rules.legal_actions(opened.state, actor)
+        except InvalidInput as e:
+            raise RequestError.from_invalid(e) from None
         response = referee_pb2.LegalActionsResponse()
-        for action in codec.rules.legal_actions(opened.state, actor):
+        for action in actions:
             codec.encode_action(action, response.actions.add())
         return response
 

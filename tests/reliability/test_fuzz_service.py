@@ -1,0 +1,290 @@
+"""Fuzzing every RPC of a live `referee serve` (a subprocess): random messages built from
+the protobuf descriptors, and mutations of real requests taken from random playouts of
+both games. Every answer is OK (and then checked as a whole), INVALID_ARGUMENT with a
+BadRequest or ErrorInfo, or FAILED_PRECONDITION with an ErrorInfo; never UNKNOWN or
+INTERNAL; the server logs no error and still answers health afterwards."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf.message import Message
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.v1 import common_pb2
+from referee.v1 import referee_pb2 as pb
+
+from ..ops.helpers import long_replay
+from . import protofuzz
+from .conftest import scaled
+from .playouts import REJECTED, Game, replay_request, state_hash, verify_apply
+from .support import (
+    CLIENT_ERRORS,
+    MAX_MESSAGE_BYTES,
+    METHODS,
+    REQUEST_TYPES,
+    RefereeProcess,
+    caller,
+    check_error,
+)
+
+Draw = Callable[[st.SearchStrategy[Any]], Any]
+
+
+@pytest.fixture(scope="module")
+def calls(plain_server: RefereeProcess) -> Iterator[dict[str, Callable[..., Any]]]:
+    with plain_server.channel() as ch:
+        yield {m: caller(ch, m) for m in METHODS}
+
+
+def _sent_state(state: pb.GameState) -> pb.GameState:
+    """The state as the server reads it (unknown fields dropped)."""
+    copy = pb.GameState()
+    copy.CopyFrom(state)
+    copy.DiscardUnknownFields()
+    return copy
+
+
+def verify(method: str, request: Any, reply: Any) -> None:
+    """An OK answer is a whole answer, consistent with the request."""
+    if method == "ApplyAction":
+        verify_apply(request, reply)
+    elif method == "ViewState":
+        sent = _sent_state(request.state)
+        assert reply.state_hash == state_hash(sent)
+        assert reply.view.version == sent.version
+        assert reply.view.rules_version == sent.rules_version
+        assert reply.view.seed_commitment == hashlib.sha256(sent.seed).digest()
+    elif method == "LegalActions":
+        game = request.state.WhichOneof("game")
+        assert all(a.WhichOneof("game") == game for a in reply.actions)
+    elif method == "NewGame":
+        assert reply.state_hash == state_hash(reply.state)
+        assert reply.state.version == 0 and not reply.state.parent_hash
+        assert len(reply.views) == len(request.views)
+        assert reply.seed_commitment == hashlib.sha256(reply.state.seed).digest()
+        if request.seed:
+            assert reply.state.seed == request.seed
+    elif method == "Replay":
+        assert [s.index for s in reply.steps] == list(range(len(request.actions)))
+        assert reply.final_hash == state_hash(reply.final_state)
+        last = reply.steps[-1].state_hash if reply.steps else reply.initial_hash
+        assert last == reply.final_hash
+    else:
+        assert {g.id for g in reply.games} == {"ecarte", "earl_of_coventry"}
+
+
+def outcome(calls: dict[str, Callable[..., Any]], method: str, request: Message) -> tuple[str, Any]:
+    """Send ``request``; check the answer; returns (outcome, reply or None)."""
+    try:
+        reply = calls[method](request, timeout=60)
+    except grpc.RpcError as err:
+        allowed = CLIENT_ERRORS
+        if request.ByteSize() > MAX_MESSAGE_BYTES:
+            allowed |= {grpc.StatusCode.RESOURCE_EXHAUSTED}
+        return check_error(err, allowed), None
+    verify(method, request, reply)
+    return "OK", reply
+
+
+# ------------------------------------------------------------------ random messages
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_random_messages_on_every_rpc(
+    method: str,
+    calls: dict[str, Callable[..., Any]],
+    plain_server: RefereeProcess,
+    tally: Counter[str],
+) -> None:
+    """Any message of the request type: any fields, any oneof case, enums and integers
+    out of range, empty, huge and non-ASCII strings and bytes, huge repeated fields."""
+
+    @settings(max_examples=scaled(250))
+    @given(protofuzz.messages(REQUEST_TYPES[method]))
+    def run(request: Message) -> None:
+        result, _ = outcome(calls, method, request)
+        tally[f"random {method} {result.split(':')[0]}"] += 1
+
+    run()
+    plain_server.assert_healthy()
+
+
+# ------------------------------------------------------------------ mutations of real requests
+
+
+def _pick(pool: list[Game], draw: Draw) -> tuple[Game, int]:
+    game = pool[draw(st.integers(0, len(pool) - 1))]
+    return game, draw(st.integers(0, len(game.steps) - 1))
+
+
+def _viewer(seats: int, draw: Draw) -> common_pb2.Viewer:
+    kind = draw(st.integers(0, 2))
+    if kind == 0:
+        return common_pb2.Viewer(seat=draw(st.integers(0, seats - 1)))
+    if kind == 1:
+        return common_pb2.Viewer(spectator="ann")
+    return common_pb2.Viewer(public=common_pb2.PublicViewer())
+
+
+def real_request(method: str, pool: list[Game], draw: Draw) -> Message:
+    """A request a well-behaved client would send, from a real game."""
+    game, i = _pick(pool, draw)
+    step = game.steps[i]
+    seats = len(getattr(step.state, game.game_id).seats)
+    if method == "ApplyAction":
+        action = step.action if draw(st.booleans()) else draw(st.sampled_from(step.legal))
+        request = pb.ApplyActionRequest(state=step.state, action=action)
+        request.views.extend(_viewer(seats, draw) for _ in range(draw(st.integers(0, 2))))
+        return request
+    if method == "LegalActions":
+        request = pb.LegalActionsRequest(state=step.state)
+        if draw(st.booleans()):
+            request.actor.CopyFrom(step.action.actor)
+        return request
+    if method == "ViewState":
+        return pb.ViewStateRequest(state=step.state, viewer=_viewer(seats, draw))
+    if method == "NewGame":
+        request = pb.NewGameRequest(config=game.config)
+        if draw(st.booleans()):
+            request.seed = game.seed
+        request.seat_entropy.extend(draw(st.lists(st.binary(max_size=64), max_size=seats)))
+        request.views.extend(_viewer(seats, draw) for _ in range(draw(st.integers(0, 2))))
+        return request
+    request = replay_request(game, upto=i + 1)
+    request.include_events = draw(st.booleans())
+    request.include_log = draw(st.booleans())
+    return request
+
+
+MUTABLE = ("NewGame", "ApplyAction", "LegalActions", "ViewState", "Replay")
+
+
+@pytest.mark.parametrize("method", MUTABLE)
+def test_mutated_real_requests(
+    method: str,
+    calls: dict[str, Callable[..., Any]],
+    plain_server: RefereeProcess,
+    pool: list[Game],
+    tally: Counter[str],
+) -> None:
+    """Real requests with 1-3 mutations anywhere (a field of the state, the action, the
+    viewer; cards swapped between hands, repeated fields truncated or duplicated, another
+    rules version, another oneof case). A state the server accepts must also be one it
+    keeps accepting: the successor of an accepted action opens again, and the actions
+    LegalActions offers are accepted."""
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=scaled(800))
+    @given(st.data())
+    def run(data: st.DataObject) -> None:
+        request = real_request(method, pool, data.draw)
+        protofuzz.mutate(request, data.draw)
+        result, reply = outcome(calls, method, request)
+        seen[result.split(":")[0]] += 1
+        tally[f"mutated {method} {result}"] += 1
+        if reply is None:
+            return
+        if method == "ApplyAction" and reply.verdict != REJECTED:
+            follow = pb.LegalActionsRequest(state=reply.state)
+            assert outcome(calls, "LegalActions", follow)[0] == "OK", "successor refused"
+        if method == "LegalActions" and reply.actions:
+            action = reply.actions[data.draw(st.integers(0, len(reply.actions) - 1))]
+            applied = pb.ApplyActionRequest(state=request.state, action=action)
+            result, after = outcome(calls, "ApplyAction", applied)
+            assert result == "OK" and after.verdict == common_pb2.VERDICT_ACCEPTED, (
+                result,
+                after and after.violations,
+            )
+
+    run()
+    # Mutations reach past the first checks: some requests are still served.
+    assert seen["OK"] and seen["INVALID_ARGUMENT"], seen
+    plain_server.assert_healthy()
+
+
+def test_legal_actions_for_the_table_in_ecarte_is_invalid_argument(
+    calls: dict[str, Callable[..., Any]], pool: list[Game]
+) -> None:
+    """Regression: Écarté has no table actor; LegalActions for it was INTERNAL."""
+    game = next(g for g in pool if g.game_id == "ecarte")
+    request = pb.LegalActionsRequest(state=game.first.state)
+    request.actor.table.SetInParent()
+    result, _ = outcome(calls, "LegalActions", request)
+    assert result == "INVALID_ARGUMENT:actor"
+
+
+# ------------------------------------------------------------------ huge fields
+
+
+def _huge_requests(pool: list[Game]) -> Iterator[tuple[str, str, Message]]:
+    earl = next(g for g in pool if g.game_id == "earl_of_coventry")
+    ecarte = next(g for g in pool if g.game_id == "ecarte")
+    step = earl.steps[0]
+
+    request: Any = pb.NewGameRequest(config=earl.config)
+    request.seat_entropy.extend([b""] * 1_000_000)
+    yield "NewGame", "1,000,000 seat_entropy entries", request
+
+    request = pb.NewGameRequest(config=earl.config)
+    request.views.extend([common_pb2.Viewer(seat=0)] * 200_000)
+    yield "NewGame", "200,000 views", request
+
+    request = pb.ApplyActionRequest(state=step.state, action=step.action)
+    request.action.earl_of_coventry.play.call = "é" * 7_000_000  # 14 MB of UTF-8
+    yield "ApplyAction", "a 14 MB couplet", request
+
+    request = pb.ApplyActionRequest(state=step.state, action=step.action)
+    request.state.earl_of_coventry.seats.extend([request.state.earl_of_coventry.seats[0]] * 300_000)
+    yield "ApplyAction", "300,000 seats", request
+
+    request = pb.LegalActionsRequest(state=ecarte.steps[0].state)
+    request.state.ecarte.stock = bytes(range(32)) * 400_000  # 12.8 MB of stock
+    yield "LegalActions", "a 12.8 MB stock", request
+
+    request = pb.ViewStateRequest(state=ecarte.steps[0].state, viewer=common_pb2.Viewer(seat=0))
+    request.state.seat_entropy.extend([b"\x00" * 64] * 100_000)
+    yield "ViewState", "100,000 seat_entropy entries in the state", request
+
+    request = pb.ViewStateRequest(state=step.state)
+    request.viewer.spectator = "s" * 10_000_000
+    yield "ViewState", "a 10 MB spectator id", request
+
+    request = replay_request(earl)
+    request.actions.extend([request.actions[-1]] * (100_001 - len(request.actions)))
+    yield "Replay", "100,001 actions (over --max-replay-actions)", request
+
+
+def test_huge_fields_within_the_size_limit(
+    calls: dict[str, Callable[..., Any]],
+    plain_server: RefereeProcess,
+    pool: list[Game],
+    tally: Counter[str],
+) -> None:
+    for method, what, request in _huge_requests(pool):
+        assert request.ByteSize() < MAX_MESSAGE_BYTES, what
+        result, _ = outcome(calls, method, request)
+        assert result.startswith("INVALID_ARGUMENT"), (what, result)
+        tally[f"huge {method} {result}"] += 1
+    plain_server.assert_healthy()
+
+
+def test_a_replay_of_the_largest_size_is_served_and_its_answer_over_the_limit_refused(
+    calls: dict[str, Callable[..., Any]], plain_server: RefereeProcess
+) -> None:
+    """100,000 actions (the most a Replay may have) are judged; with the log asked for
+    too, the answer is larger than the 16 MiB limit: RESOURCE_EXHAUSTED, not INTERNAL."""
+    request = long_replay(100_000)
+    result, reply = outcome(calls, "Replay", request)
+    assert result == "OK" and len(reply.steps) == 100_000
+    request.include_log = True
+    with pytest.raises(grpc.RpcError) as err:
+        calls["Replay"](request, timeout=60)
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    plain_server.assert_healthy()
