@@ -212,7 +212,7 @@ def _mutate_int(value: int, ftype: int, draw: Draw) -> int:
     return int(draw(integers(ftype)))
 
 
-def _mutate_bytes(value: bytes, draw: Draw) -> bytes:
+def mutate_bytes(value: bytes, draw: Draw) -> bytes:
     b = bytearray(value)
     op = draw(st.integers(0, 9))
     if b and op == 0:  # flip a bit
@@ -255,7 +255,7 @@ def mutate_scalar(value: Any, field: FieldDescriptor, draw: Draw) -> Any:
     if t == F.TYPE_ENUM:
         return draw(enum_numbers(field))
     if t == F.TYPE_BYTES:
-        return _mutate_bytes(value, draw)
+        return mutate_bytes(value, draw)
     if t == F.TYPE_STRING:
         return _mutate_text(value, draw)
     return _mutate_int(value, t, draw)
