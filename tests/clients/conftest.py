@@ -1,0 +1,70 @@
+"""A real Referee server on port 0 for the client tests, and the tools the clients need.
+
+Node, npm and Go are installed by .ci/run (scripts/install-client-deps.sh).
+When one is missing the tests that need it FAIL with a message saying how to
+install it: a client that was not tested must never look like a pass.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.client import Client
+from referee.server import ServerSettings
+from tests.service.conftest import ServerThread
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENTS = ROOT / "clients"
+SEED_HEX = "00" * 31 + "2a"
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerThread]:
+    thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture(scope="session")
+def client(server: ServerThread) -> Iterator[Client]:
+    with Client(server.address) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def served_games(client: Client) -> list[str]:
+    games = [g.id for g in client.list_games()]
+    assert "earl_of_coventry" in games
+    return games
+
+
+def require_tool(name: str, install: str) -> str:
+    """The path of a tool the clients need; a missing tool fails the test (never a skip)."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not installed: {install} (.ci/run does this)", pytrace=False)
+    return path
+
+
+def run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    """Run a client command to its end (bounded); its output is shown when a test fails."""
+    full_env = {**os.environ, **(env or {})}
+    result = subprocess.run(
+        args,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    print(f"$ {' '.join(args)}  (in {cwd})\n{result.stdout}\n{result.stderr}")
+    return result
