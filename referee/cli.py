@@ -41,6 +41,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _boolean(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
+
+
 def _choice(choices: Sequence[str]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text.lower() not in choices:
@@ -127,7 +136,32 @@ def _parser() -> argparse.ArgumentParser:
         "most actions one Replay call may carry",
     )
 
+    serve.add_argument(
+        "--seal-keys-file",
+        default=_env("SEAL_KEYS_FILE", ""),
+        help="file of sealing keys, one 'id:base64' per line, the first seals, all open "
+        f"(env {ENV_PREFIX}SEAL_KEYS_FILE; or the keys themselves in {ENV_PREFIX}SEAL_KEYS, "
+        "comma-separated). Without keys the server runs in plain mode.",
+    )
+    _add_setting(
+        serve,
+        "--require-sealed",
+        "REQUIRE_SEALED",
+        "false",
+        _boolean,
+        "refuse plain states and caller-chosen seeds (needs sealing keys): true or false",
+    )
+
     sub.add_parser("games", help="list the games, their options and variants")
+
+    verify = sub.add_parser(
+        "verify",
+        help="check a game log: re-derive every deal from the seed and replay every action",
+    )
+    verify.add_argument("log", help="a GameLog in JSON (Replay with include_log produces one)")
+
+    seal_key = sub.add_parser("seal-key", help="print a new random sealing key line (id:base64)")
+    seal_key.add_argument("--id", default="k1", help="key id (default k1)")
 
     scenario = sub.add_parser(
         "scenario",
@@ -154,10 +188,44 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:
+    """The sealing keys of the settings; exits 2 with a clear message when unusable."""
+    from referee.sealing import KeyConfigError, Keyring, parse_keys
+
+    text = ""
+    source = ""
+    if args.seal_keys_file:
+        source = f"--seal-keys-file {args.seal_keys_file}"
+        try:
+            with open(args.seal_keys_file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            _die(f"{source}: {e.strerror}")
+    elif os.environ.get(ENV_PREFIX + "SEAL_KEYS"):
+        source = f"environment {ENV_PREFIX}SEAL_KEYS"
+        text = os.environ[ENV_PREFIX + "SEAL_KEYS"]
+    if not source:
+        if args.require_sealed:
+            _die("--require-sealed needs sealing keys (--seal-keys-file or REFEREE_SEAL_KEYS)")
+        return ()
+    try:
+        keys = parse_keys(text)
+        Keyring(keys)
+    except KeyConfigError as e:
+        _die(f"{source}: {e}")
+    return tuple(keys)
+
+
+def _die(message: str) -> None:
+    print(f"referee serve: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from referee import logs
     from referee.server import ServerSettings, serve
 
+    seal_keys = _seal_keys(args)
     logs.configure(args.log_level, args.log_format)
     settings = ServerSettings(
         host=args.host,
@@ -165,6 +233,8 @@ def _serve(args: argparse.Namespace) -> int:
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         max_replay_actions=args.max_replay_actions,
+        seal_keys=seal_keys,
+        require_sealed=args.require_sealed,
     )
     try:
         asyncio.run(serve(settings))
@@ -391,6 +461,23 @@ def _demo(args: argparse.Namespace) -> int:
     return _play_games(args, args.game, None)
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    from referee import verify
+
+    try:
+        with open(args.log, encoding="utf-8") as f:
+            log = verify.load(f.read())
+    except (OSError, json_format.ParseError) as e:
+        print(f"referee verify: {args.log}: {e}", file=sys.stderr)
+        return 2
+    report = verify.verify(log)
+    for line in report.lines:
+        print(line)
+    return 0 if report.ok else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -400,6 +487,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _games()
     if args.command == "health":
         return _health(args)
+    if args.command == "verify":
+        return _verify(args)
+    if args.command == "seal-key":
+        from referee.sealing import KeyConfigError, new_key_line
+
+        try:
+            print(new_key_line(args.id))
+        except KeyConfigError as e:
+            print(f"referee seal-key: {e}", file=sys.stderr)
+            return 2
+        return 0
     if args.command == "scenario":
         return _scenario(args)
     if args.command == "deal":

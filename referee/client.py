@@ -17,7 +17,9 @@ What it adds to the generated stubs (``referee.v1``):
   config: every RPC is safe to retry, the referee keeps no state);
 - :class:`GameHandle`, which holds the state the server returned, plain or
   sealed, and sends it back the same way, so callers never deal with
-  ``state`` versus ``sealed_state``;
+  ``state`` versus ``sealed_state``; with a sealing server it also holds the
+  seat and table credentials ``NewGame`` returned and puts the right one on
+  every actor and seat viewer that has none (docs/trust.md);
 - :class:`RefereeError` for gRPC errors, with the ``google.rpc.BadRequest``
   field violations and the ``google.rpc.ErrorInfo`` reason already decoded.
 
@@ -42,6 +44,7 @@ __all__ = [
     "TABLE",
     "Applied",
     "Client",
+    "Credentials",
     "GameHandle",
     "RefereeError",
     "Started",
@@ -55,6 +58,13 @@ SERVICE = "referee.v1.RefereeService"
 DEFAULT_TIMEOUT = 10.0
 #: Attempts of a call that fails with UNAVAILABLE (the first one included).
 DEFAULT_ATTEMPTS = 5
+
+# The errors of a LegalActions call without an actor on a server that requires one.
+_NEEDS_AN_ACTOR = (
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+)
 
 PUBLIC = common_pb2.Viewer(public=common_pb2.PublicViewer())
 TABLE = common_pb2.Actor(table=common_pb2.TableActor())
@@ -132,6 +142,56 @@ class RefereeError(Exception):
         return cls(code, details, violations, reason)
 
 
+@dataclass(frozen=True)
+class Credentials:
+    """The credentials a sealing server returned with ``NewGame`` (docs/trust.md).
+
+    A platform that runs the game holds them all; hand each player only its
+    own (:meth:`only_seat`). Empty with a server that does not seal.
+    """
+
+    #: One per seat, index = seat.
+    seats: tuple[bytes, ...] = ()
+    table: bytes = b""
+
+    def __bool__(self) -> bool:
+        return bool(self.seats or self.table)
+
+    def only_seat(self, n: int) -> Credentials:
+        """What the player of seat ``n`` should hold: its own credential and nothing else."""
+        return Credentials(tuple(c if i == n else b"" for i, c in enumerate(self.seats)))
+
+    def _seat(self, n: int) -> bytes:
+        return self.seats[n] if 0 <= n < len(self.seats) else b""
+
+    def actor(self, actor: common_pb2.Actor) -> common_pb2.Actor:
+        """``actor`` with its credential, when it has none and one is held."""
+        if actor.credential:
+            return actor
+        kind = actor.WhichOneof("kind")
+        credential = (
+            self._seat(actor.seat) if kind == "seat" else self.table if kind == "table" else b""
+        )
+        if not credential:
+            return actor
+        out = common_pb2.Actor()
+        out.CopyFrom(actor)
+        out.credential = credential
+        return out
+
+    def viewer(self, viewer: common_pb2.Viewer) -> common_pb2.Viewer:
+        """``viewer`` with its credential, when it is a seat without one and one is held."""
+        if viewer.credential or viewer.WhichOneof("kind") != "seat":
+            return viewer
+        credential = self._seat(viewer.seat)
+        if not credential:
+            return viewer
+        out = common_pb2.Viewer()
+        out.CopyFrom(viewer)
+        out.credential = credential
+        return out
+
+
 class _CarriesState(Protocol):
     """A request that takes the state plain or sealed."""
 
@@ -157,6 +217,8 @@ class GameHandle:
     state_hash: bytes
     #: The standings after this state.
     scoreboard: common_pb2.Scoreboard = field(default_factory=common_pb2.Scoreboard)
+    #: The seat and table credentials of a sealing server (empty otherwise).
+    credentials: Credentials = field(default_factory=Credentials)
 
     def __post_init__(self) -> None:
         if self.state is None and not self.sealed_state:
@@ -186,9 +248,16 @@ class GameHandle:
         sealed_state: bytes,
         state_hash: bytes,
         scoreboard: common_pb2.Scoreboard,
+        credentials: Credentials | None = None,
     ) -> GameHandle:
         plain = state if state.ByteSize() or not sealed_state else None
-        return cls(plain, sealed_state, state_hash, scoreboard)
+        return cls(plain, sealed_state, state_hash, scoreboard, credentials or Credentials())
+
+    def with_credentials(self, credentials: Credentials) -> GameHandle:
+        """The same state holding other credentials (e.g. one player's own only)."""
+        return GameHandle(
+            self.state, self.sealed_state, self.state_hash, self.scoreboard, credentials
+        )
 
 
 @dataclass(frozen=True)
@@ -287,6 +356,7 @@ class Client:
             else:
                 channel = grpc.secure_channel(address, credentials, options=opts)
         self.channel = channel
+        self._per_actor = False
         self.stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
 
     def close(self) -> None:
@@ -330,8 +400,9 @@ class Client:
             config=game_config, seed=seed, seat_entropy=list(seat_entropy), views=list(views)
         )
         reply: referee_pb2.NewGameResponse = self._call(self.stub.NewGame, request, timeout)
+        credentials = Credentials(tuple(reply.seat_credentials), reply.table_credential)
         game = GameHandle.from_state(
-            reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard
+            reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard, credentials
         )
         return Started(reply, game)
 
@@ -344,13 +415,18 @@ class Client:
         timeout: float | None = None,
     ) -> Applied:
         """Referee one action: the verdict, and the game after it."""
-        request = referee_pb2.ApplyActionRequest(action=action, views=list(views))
+        creds = game.credentials
+        request = referee_pb2.ApplyActionRequest(
+            action=action, views=[creds.viewer(v) for v in views]
+        )
+        if creds and action.HasField("actor"):
+            request.action.actor.CopyFrom(creds.actor(action.actor))
         game.fill(request)
         reply: referee_pb2.ApplyActionResponse = self._call(self.stub.ApplyAction, request, timeout)
         return Applied(
             reply,
             GameHandle.from_state(
-                reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard
+                reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard, creds
             ),
         )
 
@@ -361,11 +437,35 @@ class Client:
         *,
         timeout: float | None = None,
     ) -> list[referee_pb2.Action]:
-        """Every action ``actor`` may take now (no actor: whoever may act)."""
-        request = referee_pb2.LegalActionsRequest(actor=actor)
+        """Every action ``actor`` may take now (no actor: whoever may act).
+
+        A server that requires sealed states answers only for one actor with
+        its credential: then, with no actor, the handle's credentials are used
+        to ask for the table and for every seat, and the answers are joined.
+        """
+        if actor is None and game.credentials and self._per_actor:
+            return self._legal_actions_per_actor(game, timeout)
+        request = referee_pb2.LegalActionsRequest(
+            actor=game.credentials.actor(actor) if actor is not None else None
+        )
         game.fill(request)
-        reply = self._call(self.stub.LegalActions, request, timeout)
+        try:
+            reply = self._call(self.stub.LegalActions, request, timeout)
+        except RefereeError as e:
+            if actor is None and game.credentials and e.code in _NEEDS_AN_ACTOR:
+                self._per_actor = True
+                return self._legal_actions_per_actor(game, timeout)
+            raise
         return list(reply.actions)
+
+    def _legal_actions_per_actor(
+        self, game: GameHandle, timeout: float | None
+    ) -> list[referee_pb2.Action]:
+        actors = [TABLE] + [seat_actor(n) for n in range(len(game.credentials.seats))]
+        found: list[referee_pb2.Action] = []
+        for actor in actors:
+            found.extend(self.legal_actions(game, actor, timeout=timeout))
+        return found
 
     def view(
         self,
@@ -375,7 +475,7 @@ class Client:
         timeout: float | None = None,
     ) -> referee_pb2.ViewStateResponse:
         """What ``viewer`` may see of the game (its view, the scoreboard, the state hash)."""
-        request = referee_pb2.ViewStateRequest(viewer=viewer)
+        request = referee_pb2.ViewStateRequest(viewer=game.credentials.viewer(viewer))
         game.fill(request)
         reply: referee_pb2.ViewStateResponse = self._call(self.stub.ViewState, request, timeout)
         return reply

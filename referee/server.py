@@ -19,6 +19,7 @@ from grpc_reflection.v1alpha import reflection
 from referee import __version__
 from referee.codec import all_codecs
 from referee.logs import get_logger
+from referee.sealing import Keyring
 from referee.service import (
     CURRENT_CALL,
     REQUEST_ID_KEY,
@@ -43,6 +44,14 @@ class ServerSettings:
     max_message_bytes: int = 16 * 1024 * 1024
     grace_seconds: float = 10.0
     max_replay_actions: int = 100_000
+    seal_keys: tuple[tuple[str, bytes], ...] = ()
+    require_sealed: bool = False
+
+    def __repr__(self) -> str:  # never show key material
+        return (
+            f"ServerSettings(host={self.host!r}, port={self.port}, "
+            f"seal_keys={[k for k, _ in self.seal_keys]})"
+        )
 
 
 if TYPE_CHECKING:
@@ -141,7 +150,13 @@ class RefereeServer:
 
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
-        self.referee = Referee(all_codecs(), Limits(max_replay_actions=settings.max_replay_actions))
+        self.keyring = Keyring(settings.seal_keys) if settings.seal_keys else None
+        self.referee = Referee(
+            all_codecs(),
+            Limits(max_replay_actions=settings.max_replay_actions),
+            keyring=self.keyring,
+            require_sealed=settings.require_sealed,
+        )
         self.health = HealthServicer()
         self.server = grpc.aio.server(
             interceptors=[CallInterceptor()],
@@ -184,9 +199,18 @@ class RefereeServer:
             port=self.port,
             version=__version__,
             games=[c.game_id for c in all_codecs()],
-            sealing="off (plain states)",
+            sealing=self._sealing_mode(),
         )
         return self.port
+
+    def _sealing_mode(self) -> str:
+        if self.keyring is None:
+            return "off: plain states (no sealing keys configured)"
+        mode = "sealed states only" if self.settings.require_sealed else "sealed and plain states"
+        return (
+            f"on: {mode}; sealing with key {self.keyring.sealing_key_id!r}, "
+            f"opening with {list(self.keyring.key_ids)}"
+        )
 
     async def stop(self) -> None:
         """Drain: health NOT_SERVING first, then in-flight calls finish within the grace."""

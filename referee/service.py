@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
 from referee import __version__
@@ -30,9 +31,18 @@ from referee.codec.common import (
 )
 from referee.errors import RequestError, invalid
 from referee.games.base import ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
+from referee.sealing import (
+    SEAL_INVALID,
+    TABLE_SEAT,
+    Keyring,
+    SealError,
+    check_credential,
+    credential,
+)
 from referee.seeds import MAX_ENTROPY_BYTES, SEED_BYTES, commitment, effective_seed, random_seed
 from referee.v1 import referee_pb2, referee_pb2_grpc
 
+MAX_SEATS = 13
 DEFAULT_MAX_VIEWS = 32
 REQUEST_ID_KEY = "x-request-id"
 DEFAULT_MAX_REPLAY_ACTIONS = 100_000
@@ -63,6 +73,7 @@ class Opened:
     state: Any
     msg: referee_pb2.GameState
     hash: bytes
+    sealed: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +85,17 @@ class Limits:
 def state_hash(msg: referee_pb2.GameState) -> bytes:
     """SHA-256 of the canonical (deterministic) serialization of a state."""
     return hashlib.sha256(msg.SerializeToString(deterministic=True)).digest()
+
+
+def state_hash_of(data: bytes) -> bytes:
+    """SHA-256 of a state's canonical bytes."""
+    return hashlib.sha256(data).digest()
+
+
+def _note_seal_refusal(reason: str) -> None:
+    info = CURRENT_CALL.get()
+    if info is not None:
+        info.extra["seal_refusal"] = reason
 
 
 def _note(game: str, verdict: int = 0, violations: Sequence[Any] = ()) -> None:
@@ -88,7 +110,18 @@ def _note(game: str, verdict: int = 0, violations: Sequence[Any] = ()) -> None:
 class Referee:
     """The RPCs as plain functions of protobuf messages."""
 
-    def __init__(self, codecs: Sequence[GameCodec], limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        codecs: Sequence[GameCodec],
+        limits: Limits | None = None,
+        *,
+        keyring: Keyring | None = None,
+        require_sealed: bool = False,
+    ) -> None:
+        if require_sealed and keyring is None:
+            raise ValueError("require_sealed needs sealing keys")
+        self.keyring = keyring
+        self.require_sealed = require_sealed
         self.codecs: Mapping[str, GameCodec] = {c.game_id: c for c in codecs}
         self.by_version: Mapping[str, GameCodec] = {c.rules.rules_version: c for c in codecs}
         self.limits = limits or Limits()
@@ -124,12 +157,18 @@ class Referee:
                 raise invalid(f"{path}[{i}]", f"must be at most {MAX_ENTROPY_BYTES} bytes")
 
     def open_state(self, msg: referee_pb2.GameState, sealed: bytes, path: str = "state") -> Opened:
-        """Decode and check a state from a request (plain or sealed)."""
+        """Decode and check a state from a request: plain (``msg``) or a sealed token."""
         if sealed:
+            if msg.ByteSize():
+                raise invalid(path, "send either state or sealed_state, not both")
+            msg = self._unseal(sealed)
+            path = "sealed_state"
+        elif self.require_sealed:
             raise RequestError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "this server does not seal states: send the plain state",
-                reason="STATE_SEALING_DISABLED",
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "this server accepts sealed states only: send the sealed_state token "
+                "returned by the previous call",
+                reason="STATE_SEAL_REQUIRED",
             )
         game = msg.WhichOneof("game")
         if game is None:
@@ -141,7 +180,7 @@ class Referee:
                 raise invalid(f"{path}.rules_version", "is required")
             raise RequestError(
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"rules version {version!r} is not served here; this server serves "
+                f"rules version {version[:100]!r} is not served here; this server serves "
                 + ", ".join(sorted(self.by_version)),
                 reason="RULES_VERSION_UNSUPPORTED",
                 metadata={"rules_version": version[:100]},
@@ -152,13 +191,36 @@ class Referee:
         if len(seed) != SEED_BYTES:
             raise invalid(f"{path}.seed", f"must be {SEED_BYTES} bytes")
         entropy = msg.seat_entropy
-        self._check_entropy(entropy, 13, f"{path}.seat_entropy")
+        self._check_entropy(entropy, MAX_SEATS, f"{path}.seat_entropy")
         msg.DiscardUnknownFields()
         try:
             state = codec.decode_state(msg, effective_seed(seed, entropy), path)
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
-        return Opened(codec, state, msg, state_hash(msg))
+        return Opened(codec, state, msg, state_hash(msg), sealed)
+
+    def _unseal(self, token: bytes) -> referee_pb2.GameState:
+        if self.keyring is None:
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "this server does not seal states (plain mode): send the plain state",
+                reason="STATE_SEALING_DISABLED",
+            )
+        try:
+            plaintext = self.keyring.open(token)
+            return referee_pb2.GameState.FromString(plaintext)
+        except SealError as e:
+            _note_seal_refusal(e.reason)
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT, e.message, reason=e.reason
+            ) from None
+        except DecodeError:
+            _note_seal_refusal(SEAL_INVALID)
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "sealed_state does not hold a state",
+                reason=SEAL_INVALID,
+            ) from None
 
     def _encode_next(
         self,
@@ -171,6 +233,7 @@ class Referee:
         version: int,
         parent: bytes,
     ) -> bytes:
+        """Fill ``out`` with a state and its envelope; returns its canonical bytes."""
         out.rules_version = codec.rules.rules_version
         out.version = version
         if parent:
@@ -178,21 +241,61 @@ class Referee:
         out.seed = seed
         out.seat_entropy.extend(entropy)
         codec.encode_state(state, out)
-        return state_hash(out)
+        return out.SerializeToString(deterministic=True)
 
-    def _viewers(self, msgs: Sequence[Any], seats: int, path: str) -> list[Viewer]:
+    def _deliver(self, data: bytes, response: Any) -> bytes:
+        """Put a freshly encoded state (``response.state``, serialized as ``data``) in a
+        NewGame/ApplyAction response: as a sealed token instead when the server seals.
+        Returns the state hash."""
+        if self.keyring is not None:
+            response.sealed_state = self.keyring.seal(data)
+            response.ClearField("state")
+        return state_hash_of(data)
+
+    def _viewers(
+        self,
+        msgs: Sequence[Any],
+        seats: int,
+        path: str,
+        opened: Opened | None = None,
+        *,
+        repeated: bool = True,
+    ) -> list[Viewer]:
+        """Decode the viewers of a request; with ``opened``, check seat credentials."""
         if len(msgs) > self.limits.max_views:
             raise invalid(path, f"at most {self.limits.max_views} views per request")
         viewers = []
         for i, m in enumerate(msgs):
+            where = f"{path}[{i}]" if repeated else path
             try:
-                v = decode_viewer(m, f"{path}[{i}]")
+                v = decode_viewer(m, where)
             except InvalidInput as e:
                 raise RequestError.from_invalid(e) from None
-            if v.kind is ViewerKind.SEAT and v.seat >= seats:
-                raise invalid(f"{path}[{i}].seat", "is not a seat of the table")
+            if v.kind is ViewerKind.SEAT:
+                if v.seat >= seats:
+                    raise invalid(f"{where}.seat", "is not a seat of the table")
+                if opened is not None:
+                    self._authorize(opened, v.seat, m.credential, where)
             viewers.append(v)
         return viewers
+
+    def _authorize(self, opened: Opened, seat: int, given: bytes, path: str) -> None:
+        """With --require-sealed, a seat's hidden information and actions need its credential."""
+        if not self.require_sealed or self.keyring is None:
+            return
+        if not check_credential(self.keyring, commitment(opened.msg.seed), seat, given):
+            who = "the table" if seat == TABLE_SEAT else f"seat {seat}"
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"{path}.credential: the credential of {who} is missing or wrong",
+                reason="SEAT_CREDENTIAL_INVALID",
+            )
+
+    def _authorize_actor(self, opened: Opened, msg: Any, actor: Any, path: str) -> None:
+        if actor.kind is ActorKind.SEAT:
+            self._authorize(opened, actor.seat, msg.credential, path)
+        elif actor.kind is ActorKind.TABLE:
+            self._authorize(opened, TABLE_SEAT, msg.credential, path)
 
     def _view(
         self,
@@ -232,13 +335,21 @@ class Referee:
         entropy = list(request.seat_entropy)
         seats = codec.seat_count_of_config(config)
         self._check_entropy(entropy, seats, "seat_entropy")
+        if request.seed and self.require_sealed:
+            raise RequestError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "this server seals states and draws every seed itself: a seed chosen by "
+                "the caller would let the caller know the deal (send seat_entropy instead)",
+                reason="CLIENT_SEED_REFUSED",
+            )
         seed = self._seed(request.seed, required=False)
         viewers = self._viewers(request.views, seats, "views")
         state, events = rules.new_game(config, effective_seed(seed, entropy))
         response = referee_pb2.NewGameResponse()
-        response.state_hash = self._encode_next(
+        data = self._encode_next(
             codec, state, response.state, seed=seed, entropy=entropy, version=0, parent=b""
         )
+        response.state_hash = self._deliver(data, response)
         codec.encode_events(rules.redact_events(state, events, Viewer.PUBLIC), response.events)
         for viewer in viewers:
             self._view(
@@ -246,6 +357,13 @@ class Referee:
             )
         encode_scoreboard(rules.scoreboard(state), response.scoreboard)
         response.seed_commitment = commitment(seed)
+        if self.keyring is not None:
+            response.seat_credentials.extend(
+                credential(self.keyring, response.seed_commitment, s) for s in range(seats)
+            )
+            response.table_credential = credential(
+                self.keyring, response.seed_commitment, TABLE_SEAT
+            )
         return response
 
     def apply_action(
@@ -263,32 +381,34 @@ class Referee:
             action = codec.decode_action(request.action, opened.state, "action")
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
+        self._authorize_actor(opened, request.action.actor, action.actor, "action.actor")
         try:
             outcome = rules.apply(opened.state, action)
         except InvalidInput as e:
             raise RequestError.from_invalid(e.prefixed("action")) from None
         _note(codec.game_id, outcome.verdict, outcome.violations)
         seats = codec.seat_count(opened.state)
-        viewers = self._viewers(request.views, seats, "views")
+        viewers = self._viewers(request.views, seats, "views", opened)
         response = referee_pb2.ApplyActionResponse(verdict=outcome.verdict)
         encode_violations(outcome.violations, response.violations)
         encode_penalties(outcome.penalties, response.penalties)
         msg = opened.msg
         if outcome.verdict is Verdict.REJECTED:
-            response.state.CopyFrom(msg)
+            # The state is unchanged: hand back what was sent (the same token when sealed).
+            if opened.sealed:
+                response.sealed_state = opened.sealed
+            else:
+                response.state.CopyFrom(msg)
             response.state_hash = opened.hash
             version = msg.version
         else:
             version = msg.version + 1
-            response.state_hash = self._encode_next(
-                codec,
-                outcome.state,
-                response.state,
-                seed=msg.seed,
-                entropy=msg.seat_entropy,
-                version=version,
-                parent=opened.hash,
-            )
+            out = response.state
+            out.CopyFrom(msg)
+            out.version = version
+            out.parent_hash = opened.hash
+            codec.encode_successor(opened.state, outcome.state, out)
+            response.state_hash = self._deliver(out.SerializeToString(deterministic=True), response)
         events = outcome.events
         if events:
             codec.encode_events(
@@ -321,6 +441,9 @@ class Referee:
                 raise RequestError.from_invalid(e) from None
             if actor.kind is ActorKind.SEAT and actor.seat >= codec.seat_count(opened.state):
                 raise invalid("actor.seat", "is not a seat of the table")
+            self._authorize_actor(opened, request.actor, actor, "actor")
+        elif self.require_sealed:
+            raise invalid("actor", "is required when the server requires sealed states")
         response = referee_pb2.LegalActionsResponse()
         for action in codec.rules.legal_actions(opened.state, actor):
             codec.encode_action(action, response.actions.add())
@@ -332,7 +455,9 @@ class Referee:
         _note(codec.game_id)
         if not request.HasField("viewer"):
             raise invalid("viewer", "is required (a seat, a spectator or the public)")
-        (viewer,) = self._viewers([request.viewer], codec.seat_count(opened.state), "viewer")
+        (viewer,) = self._viewers(
+            [request.viewer], codec.seat_count(opened.state), "viewer", opened, repeated=False
+        )
         response = referee_pb2.ViewStateResponse(state_hash=opened.hash)
         self._view(
             codec,
@@ -370,10 +495,18 @@ class Referee:
         state, _ = rules.new_game(config, effective_seed(seed, entropy))
         response = referee_pb2.ReplayResponse()
         msg = referee_pb2.GameState()
-        current = self._encode_next(
-            codec, state, msg, seed=seed, entropy=entropy, version=0, parent=b""
+        current = state_hash_of(
+            self._encode_next(codec, state, msg, seed=seed, entropy=entropy, version=0, parent=b"")
         )
         response.initial_hash = current
+        log = response.log if request.include_log else None
+        if log is not None:
+            log.rules_version = rules.rules_version
+            log.config.CopyFrom(request.config)
+            log.seed = seed
+            log.seat_entropy.extend(entropy)
+            log.seed_commitment = commitment(seed)
+            log.initial_hash = current
         version = 0
         include_events = request.include_events
         for i, action_msg in enumerate(request.actions):
@@ -398,18 +531,27 @@ class Referee:
             encode_penalties(outcome.penalties, step.penalties)
             if outcome.verdict is not Verdict.REJECTED:
                 version += 1
+                msg.version = version
+                msg.parent_hash = current
+                codec.encode_successor(state, outcome.state, msg)
                 state = outcome.state
-                msg = referee_pb2.GameState()
-                current = self._encode_next(
-                    codec, state, msg, seed=seed, entropy=entropy, version=version, parent=current
-                )
+                current = state_hash(msg)
                 if include_events:
                     codec.encode_events(
                         rules.redact_events(state, outcome.events, Viewer.PUBLIC), step.events
                     )
             step.state_hash = current
+            if log is not None:
+                log.entries.add(
+                    action=action_msg,
+                    verdict=outcome.verdict,
+                    violations=[v.code for v in outcome.violations],
+                    state_hash=current,
+                )
         response.final_state.CopyFrom(msg)
         response.final_hash = current
+        if log is not None:
+            log.final_hash = current
         encode_scoreboard(rules.scoreboard(state), response.scoreboard)
         return response
 

@@ -95,7 +95,11 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
     try:
         assert server.stderr is not None
         for line in server.stderr:
-            if json.loads(line).get("event") == "referee_serving":
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                raise AssertionError(line + server.stderr.read()) from None
+            if entry.get("event") == "referee_serving":
                 break
         # The image's HEALTHCHECK command, from the installed package.
         check = dockerfile_instruction("HEALTHCHECK")

@@ -58,6 +58,34 @@ def mask_from_bytes(data: bytes, path: str, universe: int) -> int:
     return mask
 
 
+def sorted_mask(data: bytes, path: str, universe: int) -> int:
+    """A card mask from card-code bytes in canonical (strictly ascending) order, every code
+    in ``universe``: the only encoding the referee writes, so the only one it reads."""
+    mask = 0
+    previous = -1
+    for c in data:
+        if c <= previous:
+            raise InvalidInput.one(
+                path, "card codes must be in ascending (canonical) order, each once"
+            )
+        bit = 1 << c
+        if not universe & bit:
+            raise InvalidInput.one(path, f"card code {c} is not a card of this game")
+        mask |= bit
+        previous = c
+    return mask
+
+
+def mask_bytes(mask: int) -> bytes:
+    """The card codes of a mask as bytes, ascending (the canonical encoding of a card set)."""
+    codes = bytearray()
+    while mask:
+        low = mask & -mask
+        codes.append(low.bit_length() - 1)
+        mask ^= low
+    return bytes(codes)
+
+
 def decode_actor(msg: common_pb2.Actor, path: str) -> Actor:
     kind = msg.WhichOneof("kind")
     if kind == "seat":
@@ -128,24 +156,35 @@ def encode_penalties(
 
 
 def encode_scoreboard(board: Scoreboard, out: common_pb2.Scoreboard) -> None:
+    add = out.seats.add
     for s in board.seats:
-        out.seats.add(
-            seat=s.seat,
-            points=s.points,
-            games_won=s.games_won,
-            rounds_won=s.rounds_won,
-            counters=s.counters,
-            chips=s.chips,
-            eliminated=s.eliminated,
-            cards_in_hand=s.cards_in_hand,
-        )
-    out.finished = board.finished
-    out.winners.extend(board.winners)
-    out.pool = board.pool
+        # Only what is set: most fields are zero in a given game (and cost to write).
+        m = add()
+        m.seat = s.seat
+        if s.points:
+            m.points = s.points
+        if s.games_won:
+            m.games_won = s.games_won
+        if s.rounds_won:
+            m.rounds_won = s.rounds_won
+        if s.counters:
+            m.counters = s.counters
+        if s.chips:
+            m.chips = s.chips
+        if s.eliminated:
+            m.eliminated = True
+        if s.cards_in_hand:
+            m.cards_in_hand = s.cards_in_hand
+    if board.finished:
+        out.finished = True
+        out.winners.extend(board.winners)
+    if board.pool:
+        out.pool = board.pool
     for sp in board.spectators:
         out.spectators.add(spectator=sp.spectator, net=sp.net, open_wagers=sp.open_wagers)
+    add_group = out.standings.add
     for group in board.standings:
-        out.standings.add(seats=group)
+        add_group().seats.extend(group)
 
 
 def encode_game_info(

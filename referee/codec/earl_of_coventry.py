@@ -17,7 +17,6 @@ from referee.codec.common import (
     decode_actor,
     encode_actor,
     encode_game_info,
-    mask_from_bytes,
 )
 from referee.games.base import ActorKind, InvalidInput
 from referee.games.earl_of_coventry.calls import CallStyle
@@ -53,10 +52,18 @@ from referee.games.earl_of_coventry.state import (
 from referee.v1 import earl_of_coventry_pb2 as pb
 from referee.v1 import referee_pb2
 
+_CACHE_LIMIT = 4096
+
 
 class EarlOfCoventryCodec:
     game_id = "earl_of_coventry"
     rules = RULES
+
+    def __init__(self) -> None:
+        # Decoded configurations by their serialized form (checked once each).
+        self._configs: dict[bytes, EarlConfig] = {}
+        # Encoded actions of LegalActions, by rules action.
+        self._actions: dict[EarlAction, referee_pb2.Action] = {}
 
     # ------------------------------------------------------------ config
 
@@ -70,6 +77,10 @@ class EarlOfCoventryCodec:
         return state.config.seats
 
     def _config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
+        key = c.SerializeToString(deterministic=True)
+        cached = self._configs.get(key)
+        if cached is not None:
+            return cached
         check_enum(c.call_style, range(0, 5), f"{path}.call_style", "call style")
         check_enum(c.scoring, range(0, 4), f"{path}.scoring", "scoring")
         config = EarlConfig(
@@ -87,6 +98,9 @@ class EarlOfCoventryCodec:
             config.check()
         except InvalidInput as e:
             raise e.prefixed(path) from None
+        if len(self._configs) >= _CACHE_LIMIT:
+            self._configs.clear()
+        self._configs[key] = config
         return config
 
     def _encode_config(self, config: EarlConfig, out: pb.EarlOfCoventryConfig) -> None:
@@ -118,7 +132,10 @@ class EarlOfCoventryCodec:
         eliminated = 0
         dealt_in = 0
         for i, seat in enumerate(seats):
-            hands.append(mask_from_bytes(seat.hand, f"{path}.seats[{i}].hand", FULL_MASK))
+            hand = seat.hand
+            if hand & ~FULL_MASK:
+                raise InvalidInput.one(f"{path}.seats[{i}].hand", "holds bits that are no card")
+            hands.append(hand)
             rounds_won.append(seat.rounds_won)
             counters.append(seat.counters)
             if seat.eliminated:
@@ -161,13 +178,8 @@ class EarlOfCoventryCodec:
         eliminated = state.eliminated
         dealt_in = state.dealt_in
         for i, hand in enumerate(state.hands):
-            codes = bytearray()
-            while hand:
-                low = hand & -hand
-                codes.append(low.bit_length() - 1)
-                hand ^= low
             s.seats.add(
-                hand=bytes(codes),
+                hand=hand,
                 rounds_won=state.rounds_won[i],
                 counters=state.counters[i],
                 eliminated=bool(eliminated >> i & 1),
@@ -183,6 +195,60 @@ class EarlOfCoventryCodec:
         if state.round_winner != NO_SEAT:
             s.round_winner = state.round_winner
         s.winners.extend(state.winners)
+
+    def encode_successor(
+        self, previous: EarlState, state: EarlState, out: referee_pb2.GameState
+    ) -> None:
+        """Turn ``out``, a copy of the encoded ``previous`` state (checked on the way in,
+        so canonical), into the encoding of ``state`` by writing what changed only: the
+        same bytes as :meth:`encode_state`, for a fraction of the work."""
+        s = out.earl_of_coventry
+        if state.config is not previous.config:
+            s.ClearField("config")
+            self._encode_config(state.config, s.config)
+        if state.phase is not previous.phase:
+            s.phase = state.phase  # type: ignore[assignment]
+        if state.round != previous.round:
+            s.round = state.round
+        if state.dealer != previous.dealer:
+            s.dealer = state.dealer
+        seats = s.seats
+        if state.hands is not previous.hands:
+            for i, (old, new) in enumerate(zip(previous.hands, state.hands, strict=True)):
+                if old != new:
+                    seats[i].hand = new
+        if state.rounds_won is not previous.rounds_won:
+            for i, won in enumerate(state.rounds_won):
+                seats[i].rounds_won = won
+        if state.counters is not previous.counters:
+            for i, counters in enumerate(state.counters):
+                seats[i].counters = counters
+        if state.eliminated != previous.eliminated or state.dealt_in != previous.dealt_in:
+            for i, seat in enumerate(seats):
+                seat.eliminated = bool(state.eliminated >> i & 1)
+                seat.dealt_in = bool(state.dealt_in >> i & 1)
+        if state.played is not previous.played:
+            s.played = state.played
+        if state.current_rank != previous.current_rank:
+            s.current_rank = state.current_rank + 1 if state.current_rank != NO_RANK else 0  # type: ignore[assignment]
+        if state.run_length != previous.run_length:
+            s.run_length = state.run_length
+        if state.turn != previous.turn:
+            s.turn = state.turn
+        if state.last_player != previous.last_player:
+            s.last_player = state.last_player
+        if state.pool != previous.pool:
+            s.pool = state.pool
+        if state.tiebreak != previous.tiebreak:
+            s.tiebreak = state.tiebreak
+        if state.round_winner != previous.round_winner:
+            if state.round_winner == NO_SEAT:
+                s.ClearField("round_winner")
+            else:
+                s.round_winner = state.round_winner
+        if state.winners != previous.winners:
+            del s.winners[:]
+            s.winners.extend(state.winners)
 
     # ------------------------------------------------------------ actions
 
@@ -216,18 +282,25 @@ class EarlOfCoventryCodec:
         raise InvalidInput.one(apath, "must be a play, a pass, next_round or end_session")
 
     def encode_action(self, action: EarlAction, out: referee_pb2.Action) -> None:
-        encode_actor(action.actor, out.actor)
-        a = out.earl_of_coventry
-        kind = action.kind
-        if kind is ActionKind.PLAY:
-            a.play.card.CopyFrom(CARD_MESSAGES[action.card])
-            a.play.call = action.call
-        elif kind is ActionKind.PASS:
-            getattr(a, "pass").SetInParent()  # `pass` is a Python keyword
-        elif kind is ActionKind.NEXT_ROUND:
-            a.next_round.SetInParent()
-        else:
-            a.end_session.SetInParent()
+        cached = self._actions.get(action)
+        if cached is None:
+            cached = referee_pb2.Action()
+            encode_actor(action.actor, cached.actor)
+            a = cached.earl_of_coventry
+            kind = action.kind
+            if kind is ActionKind.PLAY:
+                a.play.card.CopyFrom(CARD_MESSAGES[action.card])
+                a.play.call = action.call
+            elif kind is ActionKind.PASS:
+                getattr(a, "pass").SetInParent()  # `pass` is a Python keyword
+            elif kind is ActionKind.NEXT_ROUND:
+                a.next_round.SetInParent()
+            else:
+                a.end_session.SetInParent()
+            if len(self._actions) >= _CACHE_LIMIT:
+                self._actions.clear()
+            self._actions[action] = cached
+        out.CopyFrom(cached)
 
     # ------------------------------------------------------------ events
 

@@ -24,33 +24,33 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17referee/v1/common.proto\x12\nreferee.v1\";\n\tViolation\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07rule_id\x18\x03 \x01(\t\"\x0c\n\nTableActor\"]\n\x05\x41\x63tor\x12\x0e\n\x04seat\x18\x01 \x01(\rH\x00\x12\x13\n\tspectator\x18\x02 \x01(\tH\x00\x12\'\n\x05table\x18\x03 \x01(\x0b\x32\x16.referee.v1.TableActorH\x00\x42\x06\n\x04kind\"\x0e\n\x0cPublicViewer\"a\n\x06Viewer\x12\x0e\n\x04seat\x18\x01 \x01(\rH\x00\x12\x13\n\tspectator\x18\x02 \x01(\tH\x00\x12*\n\x06public\x18\x03 \x01(\x0b\x32\x18.referee.v1.PublicViewerH\x00\x42\x06\n\x04kind\"F\n\x07Penalty\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x0f\n\x07rule_id\x18\x04 \x01(\t\"\x9c\x01\n\tSeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x01(\x03\x12\x11\n\tgames_won\x18\x03 \x01(\r\x12\x12\n\nrounds_won\x18\x04 \x01(\r\x12\x10\n\x08\x63ounters\x18\x05 \x01(\x03\x12\r\n\x05\x63hips\x18\x06 \x01(\x03\x12\x12\n\neliminated\x18\x07 \x01(\x08\x12\x15\n\rcards_in_hand\x18\x08 \x01(\r\"E\n\x0eSpectatorScore\x12\x11\n\tspectator\x18\x01 \x01(\t\x12\x0b\n\x03net\x18\x02 \x01(\x03\x12\x13\n\x0bopen_wagers\x18\x03 \x01(\x04\"\xbd\x01\n\nScoreboard\x12$\n\x05seats\x18\x01 \x03(\x0b\x32\x15.referee.v1.SeatScore\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12\x0f\n\x07winners\x18\x03 \x03(\r\x12\x0c\n\x04pool\x18\x04 \x01(\x04\x12.\n\nspectators\x18\x05 \x03(\x0b\x32\x1a.referee.v1.SpectatorScore\x12(\n\tstandings\x18\x06 \x03(\x0b\x32\x15.referee.v1.SeatGroup\"\x1a\n\tSeatGroup\x12\r\n\x05seats\x18\x01 \x03(\r*e\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x14\n\x10VERDICT_ACCEPTED\x10\x01\x12\x14\n\x10VERDICT_REJECTED\x10\x02\x12\x15\n\x11VERDICT_PENALIZED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17referee/v1/common.proto\x12\nreferee.v1\";\n\tViolation\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07rule_id\x18\x03 \x01(\t\"\x0c\n\nTableActor\"q\n\x05\x41\x63tor\x12\x0e\n\x04seat\x18\x01 \x01(\rH\x00\x12\x13\n\tspectator\x18\x02 \x01(\tH\x00\x12\'\n\x05table\x18\x03 \x01(\x0b\x32\x16.referee.v1.TableActorH\x00\x12\x12\n\ncredential\x18\x04 \x01(\x0c\x42\x06\n\x04kind\"\x0e\n\x0cPublicViewer\"u\n\x06Viewer\x12\x0e\n\x04seat\x18\x01 \x01(\rH\x00\x12\x13\n\tspectator\x18\x02 \x01(\tH\x00\x12*\n\x06public\x18\x03 \x01(\x0b\x32\x18.referee.v1.PublicViewerH\x00\x12\x12\n\ncredential\x18\x04 \x01(\x0c\x42\x06\n\x04kind\"F\n\x07Penalty\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x0f\n\x07rule_id\x18\x04 \x01(\t\"\x9c\x01\n\tSeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x01(\x03\x12\x11\n\tgames_won\x18\x03 \x01(\r\x12\x12\n\nrounds_won\x18\x04 \x01(\r\x12\x10\n\x08\x63ounters\x18\x05 \x01(\x03\x12\r\n\x05\x63hips\x18\x06 \x01(\x03\x12\x12\n\neliminated\x18\x07 \x01(\x08\x12\x15\n\rcards_in_hand\x18\x08 \x01(\r\"E\n\x0eSpectatorScore\x12\x11\n\tspectator\x18\x01 \x01(\t\x12\x0b\n\x03net\x18\x02 \x01(\x03\x12\x13\n\x0bopen_wagers\x18\x03 \x01(\x04\"\xbd\x01\n\nScoreboard\x12$\n\x05seats\x18\x01 \x03(\x0b\x32\x15.referee.v1.SeatScore\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12\x0f\n\x07winners\x18\x03 \x03(\r\x12\x0c\n\x04pool\x18\x04 \x01(\x04\x12.\n\nspectators\x18\x05 \x03(\x0b\x32\x1a.referee.v1.SpectatorScore\x12(\n\tstandings\x18\x06 \x03(\x0b\x32\x15.referee.v1.SeatGroup\"\x1a\n\tSeatGroup\x12\r\n\x05seats\x18\x01 \x03(\r*e\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x14\n\x10VERDICT_ACCEPTED\x10\x01\x12\x14\n\x10VERDICT_REJECTED\x10\x02\x12\x15\n\x11VERDICT_PENALIZED\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'referee.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_VERDICT']._serialized_start=846
-  _globals['_VERDICT']._serialized_end=947
+  _globals['_VERDICT']._serialized_start=886
+  _globals['_VERDICT']._serialized_end=987
   _globals['_VIOLATION']._serialized_start=39
   _globals['_VIOLATION']._serialized_end=98
   _globals['_TABLEACTOR']._serialized_start=100
   _globals['_TABLEACTOR']._serialized_end=112
   _globals['_ACTOR']._serialized_start=114
-  _globals['_ACTOR']._serialized_end=207
-  _globals['_PUBLICVIEWER']._serialized_start=209
-  _globals['_PUBLICVIEWER']._serialized_end=223
-  _globals['_VIEWER']._serialized_start=225
-  _globals['_VIEWER']._serialized_end=322
-  _globals['_PENALTY']._serialized_start=324
-  _globals['_PENALTY']._serialized_end=394
-  _globals['_SEATSCORE']._serialized_start=397
-  _globals['_SEATSCORE']._serialized_end=553
-  _globals['_SPECTATORSCORE']._serialized_start=555
-  _globals['_SPECTATORSCORE']._serialized_end=624
-  _globals['_SCOREBOARD']._serialized_start=627
-  _globals['_SCOREBOARD']._serialized_end=816
-  _globals['_SEATGROUP']._serialized_start=818
-  _globals['_SEATGROUP']._serialized_end=844
+  _globals['_ACTOR']._serialized_end=227
+  _globals['_PUBLICVIEWER']._serialized_start=229
+  _globals['_PUBLICVIEWER']._serialized_end=243
+  _globals['_VIEWER']._serialized_start=245
+  _globals['_VIEWER']._serialized_end=362
+  _globals['_PENALTY']._serialized_start=364
+  _globals['_PENALTY']._serialized_end=434
+  _globals['_SEATSCORE']._serialized_start=437
+  _globals['_SEATSCORE']._serialized_end=593
+  _globals['_SPECTATORSCORE']._serialized_start=595
+  _globals['_SPECTATORSCORE']._serialized_end=664
+  _globals['_SCOREBOARD']._serialized_start=667
+  _globals['_SCOREBOARD']._serialized_end=856
+  _globals['_SEATGROUP']._serialized_start=858
+  _globals['_SEATGROUP']._serialized_end=884
 # @@protoc_insertion_point(module_scope)

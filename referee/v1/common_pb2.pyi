@@ -33,28 +33,32 @@ class TableActor(_message.Message):
     def __init__(self) -> None: ...
 
 class Actor(_message.Message):
-    __slots__ = ("seat", "spectator", "table")
+    __slots__ = ("seat", "spectator", "table", "credential")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SPECTATOR_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     spectator: str
     table: TableActor
-    def __init__(self, seat: _Optional[int] = ..., spectator: _Optional[str] = ..., table: _Optional[_Union[TableActor, _Mapping]] = ...) -> None: ...
+    credential: bytes
+    def __init__(self, seat: _Optional[int] = ..., spectator: _Optional[str] = ..., table: _Optional[_Union[TableActor, _Mapping]] = ..., credential: _Optional[bytes] = ...) -> None: ...
 
 class PublicViewer(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class Viewer(_message.Message):
-    __slots__ = ("seat", "spectator", "public")
+    __slots__ = ("seat", "spectator", "public", "credential")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SPECTATOR_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     spectator: str
     public: PublicViewer
-    def __init__(self, seat: _Optional[int] = ..., spectator: _Optional[str] = ..., public: _Optional[_Union[PublicViewer, _Mapping]] = ...) -> None: ...
+    credential: bytes
+    def __init__(self, seat: _Optional[int] = ..., spectator: _Optional[str] = ..., public: _Optional[_Union[PublicViewer, _Mapping]] = ..., credential: _Optional[bytes] = ...) -> None: ...
 
 class Penalty(_message.Message):
     __slots__ = ("seat", "amount", "code", "rule_id")

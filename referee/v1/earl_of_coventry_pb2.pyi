@@ -81,12 +81,12 @@ class EarlOfCoventrySeat(_message.Message):
     COUNTERS_FIELD_NUMBER: _ClassVar[int]
     ELIMINATED_FIELD_NUMBER: _ClassVar[int]
     DEALT_IN_FIELD_NUMBER: _ClassVar[int]
-    hand: bytes
+    hand: int
     rounds_won: int
     counters: int
     eliminated: bool
     dealt_in: bool
-    def __init__(self, hand: _Optional[bytes] = ..., rounds_won: _Optional[int] = ..., counters: _Optional[int] = ..., eliminated: _Optional[bool] = ..., dealt_in: _Optional[bool] = ...) -> None: ...
+    def __init__(self, hand: _Optional[int] = ..., rounds_won: _Optional[int] = ..., counters: _Optional[int] = ..., eliminated: _Optional[bool] = ..., dealt_in: _Optional[bool] = ...) -> None: ...
 
 class EarlOfCoventryState(_message.Message):
     __slots__ = ("config", "phase", "round", "dealer", "seats", "played", "current_rank", "run_length", "turn", "last_player", "pool", "tiebreak", "round_winner", "winners")

@@ -176,7 +176,7 @@ class NewGameRequest(_message.Message):
     def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., views: _Optional[_Iterable[_Union[_common_pb2.Viewer, _Mapping]]] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
-    __slots__ = ("state", "sealed_state", "state_hash", "events", "views", "scoreboard", "seed_commitment")
+    __slots__ = ("state", "sealed_state", "state_hash", "events", "views", "scoreboard", "seed_commitment", "seat_credentials", "table_credential")
     STATE_FIELD_NUMBER: _ClassVar[int]
     SEALED_STATE_FIELD_NUMBER: _ClassVar[int]
     STATE_HASH_FIELD_NUMBER: _ClassVar[int]
@@ -184,6 +184,8 @@ class NewGameResponse(_message.Message):
     VIEWS_FIELD_NUMBER: _ClassVar[int]
     SCOREBOARD_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_CREDENTIALS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     sealed_state: bytes
     state_hash: bytes
@@ -191,7 +193,9 @@ class NewGameResponse(_message.Message):
     views: _containers.RepeatedCompositeFieldContainer[GameView]
     scoreboard: _common_pb2.Scoreboard
     seed_commitment: bytes
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., sealed_state: _Optional[bytes] = ..., state_hash: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., views: _Optional[_Iterable[_Union[GameView, _Mapping]]] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., seed_commitment: _Optional[bytes] = ...) -> None: ...
+    seat_credentials: _containers.RepeatedScalarFieldContainer[bytes]
+    table_credential: bytes
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., sealed_state: _Optional[bytes] = ..., state_hash: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., views: _Optional[_Iterable[_Union[GameView, _Mapping]]] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., seed_commitment: _Optional[bytes] = ..., seat_credentials: _Optional[_Iterable[bytes]] = ..., table_credential: _Optional[bytes] = ...) -> None: ...
 
 class ApplyActionRequest(_message.Message):
     __slots__ = ("state", "sealed_state", "action", "views")
@@ -264,18 +268,20 @@ class ViewStateResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[GameView, _Mapping]] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., state_hash: _Optional[bytes] = ...) -> None: ...
 
 class ReplayRequest(_message.Message):
-    __slots__ = ("config", "seed", "seat_entropy", "actions", "include_events")
+    __slots__ = ("config", "seed", "seat_entropy", "actions", "include_events", "include_log")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_LOG_FIELD_NUMBER: _ClassVar[int]
     config: GameConfig
     seed: bytes
     seat_entropy: _containers.RepeatedScalarFieldContainer[bytes]
     actions: _containers.RepeatedCompositeFieldContainer[Action]
     include_events: bool
-    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., include_events: _Optional[bool] = ...) -> None: ...
+    include_log: bool
+    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., include_events: _Optional[bool] = ..., include_log: _Optional[bool] = ...) -> None: ...
 
 class ReplayStep(_message.Message):
     __slots__ = ("index", "verdict", "violations", "penalties", "state_hash", "events")
@@ -294,17 +300,51 @@ class ReplayStep(_message.Message):
     def __init__(self, index: _Optional[int] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., violations: _Optional[_Iterable[_Union[_common_pb2.Violation, _Mapping]]] = ..., penalties: _Optional[_Iterable[_Union[_common_pb2.Penalty, _Mapping]]] = ..., state_hash: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class ReplayResponse(_message.Message):
-    __slots__ = ("initial_hash", "steps", "final_state", "sealed_state", "final_hash", "scoreboard")
+    __slots__ = ("initial_hash", "steps", "final_state", "sealed_state", "final_hash", "scoreboard", "log")
     INITIAL_HASH_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
     FINAL_STATE_FIELD_NUMBER: _ClassVar[int]
     SEALED_STATE_FIELD_NUMBER: _ClassVar[int]
     FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
     SCOREBOARD_FIELD_NUMBER: _ClassVar[int]
+    LOG_FIELD_NUMBER: _ClassVar[int]
     initial_hash: bytes
     steps: _containers.RepeatedCompositeFieldContainer[ReplayStep]
     final_state: GameState
     sealed_state: bytes
     final_hash: bytes
     scoreboard: _common_pb2.Scoreboard
-    def __init__(self, initial_hash: _Optional[bytes] = ..., steps: _Optional[_Iterable[_Union[ReplayStep, _Mapping]]] = ..., final_state: _Optional[_Union[GameState, _Mapping]] = ..., sealed_state: _Optional[bytes] = ..., final_hash: _Optional[bytes] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ...) -> None: ...
+    log: GameLog
+    def __init__(self, initial_hash: _Optional[bytes] = ..., steps: _Optional[_Iterable[_Union[ReplayStep, _Mapping]]] = ..., final_state: _Optional[_Union[GameState, _Mapping]] = ..., sealed_state: _Optional[bytes] = ..., final_hash: _Optional[bytes] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., log: _Optional[_Union[GameLog, _Mapping]] = ...) -> None: ...
+
+class GameLog(_message.Message):
+    __slots__ = ("rules_version", "config", "seed", "seat_entropy", "seed_commitment", "initial_hash", "entries", "final_hash")
+    RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_HASH_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    FINAL_HASH_FIELD_NUMBER: _ClassVar[int]
+    rules_version: str
+    config: GameConfig
+    seed: bytes
+    seat_entropy: _containers.RepeatedScalarFieldContainer[bytes]
+    seed_commitment: bytes
+    initial_hash: bytes
+    entries: _containers.RepeatedCompositeFieldContainer[GameLogEntry]
+    final_hash: bytes
+    def __init__(self, rules_version: _Optional[str] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., seed_commitment: _Optional[bytes] = ..., initial_hash: _Optional[bytes] = ..., entries: _Optional[_Iterable[_Union[GameLogEntry, _Mapping]]] = ..., final_hash: _Optional[bytes] = ...) -> None: ...
+
+class GameLogEntry(_message.Message):
+    __slots__ = ("action", "verdict", "violations", "state_hash")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    VIOLATIONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_HASH_FIELD_NUMBER: _ClassVar[int]
+    action: Action
+    verdict: _common_pb2.Verdict
+    violations: _containers.RepeatedScalarFieldContainer[str]
+    state_hash: bytes
+    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., violations: _Optional[_Iterable[str]] = ..., state_hash: _Optional[bytes] = ...) -> None: ...

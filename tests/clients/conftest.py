@@ -17,16 +17,34 @@ import pytest
 
 from referee.client import Client
 from referee.server import ServerSettings
-from tests.service.conftest import ServerThread
+from tests.server_thread import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = ROOT / "clients"
 SEED_HEX = "00" * 31 + "2a"
 
 
+SEAL_KEY = ("clients-test", bytes(range(32)))
+
+
+def _start(**settings: object) -> ServerThread:
+    return ServerThread(
+        ServerSettings(host="127.0.0.1", port=0, grace_seconds=1, **settings)  # type: ignore[arg-type]
+    ).start()
+
+
 @pytest.fixture(scope="session")
-def server() -> Iterator[ServerThread]:
-    thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
+def sealing_server() -> Iterator[ServerThread]:
+    """A server with a sealing key: states travel as tokens (plain states still accepted)."""
+    thread = _start(seal_keys=(SEAL_KEY,))
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture(scope="session")
+def strict_server() -> Iterator[ServerThread]:
+    """A server with --require-sealed: tokens only, no client seeds, seat credentials."""
+    thread = _start(seal_keys=(SEAL_KEY,), require_sealed=True)
     yield thread
     thread.stop()
 

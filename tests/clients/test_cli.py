@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ..service.conftest import ServerThread
+from ..server_thread import ServerThread
 from .conftest import ROOT, SEED_HEX, run
 
 REFEREE = [sys.executable, "-m", "referee.cli"]
@@ -111,3 +111,26 @@ def test_demo_of_a_session_with_rounds_is_deterministic(server: ServerThread) ->
 def test_demo_without_a_server_fails_clearly() -> None:
     result = run([*REFEREE, "demo", "--address", "127.0.0.1:1"], cwd=ROOT)
     assert result.returncode == 1 and "UNAVAILABLE" in result.stderr
+
+
+def test_play_and_demo_through_a_server_that_requires_sealed_states(
+    strict_server: ServerThread,
+) -> None:
+    """Tokens only, no client seed, a credential for every seat (docs/trust.md)."""
+    import subprocess
+
+    base = ["--address", strict_server.address, "--seats", "3", "--bot-seed", "2"]
+    played = subprocess.run(
+        [*REFEREE, "play", "earl_of_coventry", *base],
+        cwd=ROOT,
+        input="1\n" * 400,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "seat 0 (you)" in played.stdout and "matches the commitment" in played.stdout
+    demo = run([*REFEREE, "demo", "--game", "earl_of_coventry", *base], cwd=ROOT)
+    assert demo.returncode == 0, demo.stderr
+    assert "== earl_of_coventry over: winner seat" in demo.stdout

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-import secrets
 import threading
-from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
 
@@ -26,7 +24,7 @@ from referee.client import (
 from referee.tabletop import GameError, run_game
 from referee.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 
-from ..service.conftest import ServerThread
+from ..server_thread import ServerThread
 
 SEED = bytes(range(32))
 
@@ -213,71 +211,42 @@ def test_no_server_is_unavailable() -> None:
 # ---------------------------------------------------------------- sealed states
 
 
-class _Sealing(referee_pb2_grpc.RefereeServiceServicer):
-    """A stand-in for a server that requires sealed states (issue 5), in front of
-    the real one: it swaps every state for an opaque token and refuses plain
-    states, so the client must carry tokens only."""
-
-    def __init__(self, upstream: referee_pb2_grpc.RefereeServiceStub) -> None:
-        self.upstream = upstream
-        self.tokens: dict[bytes, referee_pb2.GameState] = {}
-        self.opened = 0
-
-    def _seal(self, reply: Any, field: str = "state") -> Any:
-        token = secrets.token_bytes(24)
-        self.tokens[token] = getattr(reply, field)
-        reply.ClearField(field)
-        reply.sealed_state = token
-        return reply
-
-    def _open(self, request: Any, context: grpc.ServicerContext) -> Any:
-        if request.HasField("state"):
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, "send the sealed state")
-        state = self.tokens.get(request.sealed_state)
-        if state is None:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown token")
-        self.opened += 1
-        request.state.CopyFrom(state)
-        request.sealed_state = b""
-        return request
-
-    def NewGame(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._seal(self.upstream.NewGame(request))
-
-    def ApplyAction(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._seal(self.upstream.ApplyAction(self._open(request, context)))
-
-    def LegalActions(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self.upstream.LegalActions(self._open(request, context))
-
-    def ViewState(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self.upstream.ViewState(self._open(request, context))
-
-    def Replay(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._seal(self.upstream.Replay(request), "final_state")
-
-
-@pytest.fixture
-def sealing(server: ServerThread) -> Iterator[tuple[_Sealing, str]]:
-    with grpc.insecure_channel(server.address) as channel:
-        sealing = _Sealing(referee_pb2_grpc.RefereeServiceStub(channel))  # type: ignore[no-untyped-call]
-        proxy, address = _serve(sealing)
-        try:
-            yield sealing, address
-        finally:
-            proxy.stop(None)
-
-
-def test_sealed_states_are_carried_as_tokens(sealing: tuple[_Sealing, str]) -> None:
-    proxy, address = sealing
-    with Client(address) as c:
-        out = io.StringIO()
+def test_a_sealing_server_gets_its_tokens_back(sealing_server: ServerThread) -> None:
+    with Client(sealing_server.address) as c:
+        started = c.new_game(config("earl_of_coventry", seats=3), SEED)
+        assert started.game.sealed and started.game.state is None
+        assert started.game.credentials and len(started.game.credentials.seats) == 3
         played = run_game(
-            c, config("earl_of_coventry", seats=3), seed=SEED, bot_for=RandomBot, out=out
+            c, config("earl_of_coventry", seats=3), seed=SEED, bot_for=RandomBot, out=io.StringIO()
         )
     assert played.game.sealed and played.game.state is None
     assert played.game.finished
-    assert proxy.opened >= 2 * len(played.actions)
+
+
+def test_require_sealed_games_are_played_with_credentials(strict_server: ServerThread) -> None:
+    with Client(strict_server.address) as c:
+        out = io.StringIO()
+        played = run_game(c, config("earl_of_coventry", seats=4), bot_for=EagerBot, out=out)
+        assert played.game.sealed and played.game.finished, out.getvalue()
+        assert "matches the commitment" in out.getvalue()
+
+        started = c.new_game(config("earl_of_coventry", seats=3))
+        game = started.game
+        action = c.legal_actions(game)[0]
+        assert action.actor.WhichOneof("kind") == "seat" and not action.actor.credential
+        turn = action.actor.seat
+        own = c.view(game, seat(turn)).view.earl_of_coventry.seats[turn]
+        assert own.hand_visible and own.hand
+        # A player holding another seat's credential only cannot act for this one.
+        other = game.with_credentials(game.credentials.only_seat((turn + 1) % 3))
+        with pytest.raises(RefereeError) as info:
+            c.apply(other, action)
+        assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert info.value.reason == "SEAT_CREDENTIAL_INVALID"
+        assert c.apply(game.with_credentials(game.credentials.only_seat(turn)), action).accepted
+        with pytest.raises(RefereeError) as info:
+            c.new_game(config("earl_of_coventry"), SEED)
+        assert info.value.reason == "CLIENT_SEED_REFUSED"
 
 
 def test_a_bot_that_breaks_the_rules_is_a_game_error(client: Client) -> None:

@@ -6,7 +6,7 @@ import contextlib
 import io
 import re
 
-from ..service.conftest import ServerThread
+from ..server_thread import ServerThread
 from . import test_go, test_typescript
 from .conftest import CLIENTS, ROOT, run
 

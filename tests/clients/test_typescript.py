@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..service.conftest import ServerThread
+from ..server_thread import ServerThread
 from .conftest import CLIENTS, require_tool, run
 
 TS = CLIENTS / "typescript"

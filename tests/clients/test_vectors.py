@@ -16,7 +16,7 @@ from google.protobuf import json_format
 from referee.client import Client, config
 from referee.v1 import common_pb2, referee_pb2
 
-from ..service.conftest import ServerThread
+from ..server_thread import ServerThread
 from . import test_go, test_typescript
 from .conftest import ROOT, run
 

@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-from .conftest import ServerThread
+from ..server_thread import ServerThread
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

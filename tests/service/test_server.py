@@ -19,11 +19,12 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from referee.cards import card_list
 from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
 
-from .conftest import ServerThread
+from ..server_thread import ServerThread
 
 
 def test_health_serving(channel: grpc.Channel) -> None:
@@ -123,7 +124,7 @@ def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Serv
         first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
         s = first.state.earl_of_coventry
         other = (s.turn + 1) % 4
-        card = s.seats[other].hand[0]
+        card = card_list(s.seats[other].hand)[0]
         bad = pb.Action(
             actor=common_pb2.Actor(seat=other),
             earl_of_coventry=eoc.EarlOfCoventryAction(

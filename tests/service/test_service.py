@@ -9,6 +9,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from referee.cards import card_list
 from referee.v1 import (
     cards_pb2,
     common_pb2,
@@ -111,11 +112,11 @@ def test_new_game_draws_a_random_seed_when_none_given(stub: Stub) -> None:
 def test_new_game_deals_the_whole_pack_and_reports_the_cut(stub: Stub) -> None:
     r = new_game(stub, seats=5)
     seats = r.state.earl_of_coventry.seats
-    assert sorted(b"".join(s.hand for s in seats)) == list(range(52))
-    assert sorted(len(s.hand) for s in seats) == [10, 10, 10, 11, 11]
+    assert sorted(c for s in seats for c in card_list(s.hand)) == list(range(52))
+    assert sorted(s.hand.bit_count() for s in seats) == [10, 10, 10, 11, 11]
     kinds = [e.earl_of_coventry.WhichOneof("kind") for e in r.events]
     assert kinds == ["dealer_cut", "round_dealt"]
-    assert r.scoreboard.seats[0].cards_in_hand == len(seats[0].hand)
+    assert r.scoreboard.seats[0].cards_in_hand == seats[0].hand.bit_count()
 
 
 def test_new_game_views_show_own_hand_only_and_no_seed(stub: Stub) -> None:
@@ -204,7 +205,7 @@ def test_rejected_action_leaves_the_state_unchanged(stub: Stub) -> None:
     first = new_game(stub)
     s = first.state.earl_of_coventry
     other = (s.turn + 1) % 4
-    card = s.seats[other].hand[0]
+    card = card_list(s.seats[other].hand)[0]
     action = play(other, cards_pb2.Card(suit=card // 13 + 1, rank=card % 13 + 1), "x")
     r = stub.ApplyAction(pb.ApplyActionRequest(state=first.state, action=action))
     assert r.verdict == common_pb2.VERDICT_REJECTED
@@ -275,16 +276,18 @@ def mutated(state: pb.GameState, change: object) -> pb.GameState:
 
 
 def _swap_first_card(s: eoc.EarlOfCoventryState) -> None:
-    s.seats[0].hand = s.seats[1].hand[:1] + s.seats[0].hand[1:]
+    h0, h1 = s.seats[0].hand, s.seats[1].hand
+    s.seats[0].hand = (h0 & (h0 - 1)) | (h1 & -h1)  # seat 1's lowest card twice
 
 
 def _drop_card(s: eoc.EarlOfCoventryState) -> None:
-    s.seats[0].hand = s.seats[0].hand[1:]
+    s.seats[0].hand &= s.seats[0].hand - 1  # a card gone
 
 
 def _move_card(s: eoc.EarlOfCoventryState) -> None:
-    s.seats[0].hand = s.seats[0].hand + s.seats[1].hand[:1]
-    s.seats[1].hand = s.seats[1].hand[1:]
+    low = s.seats[1].hand & -s.seats[1].hand
+    s.seats[0].hand |= low  # one card more than seat 0 was dealt
+    s.seats[1].hand &= ~low
 
 
 def _turn_to_seat_without_rank(s: eoc.EarlOfCoventryState) -> None:
@@ -303,7 +306,7 @@ def _turn_to_seat_without_rank(s: eoc.EarlOfCoventryState) -> None:
         (lambda s: setattr(s, "current_rank", 40), "state.earl_of_coventry.current_rank"),
         (lambda s: s.seats.pop(), "state.earl_of_coventry.seats"),
         (lambda s: setattr(s.config, "seats", 20), "state.earl_of_coventry.config.seats"),
-        (lambda s: setattr(s.seats[0], "hand", b"\x60"), "state.earl_of_coventry.seats[0].hand"),
+        (lambda s: setattr(s.seats[0], "hand", 1 << 60), "state.earl_of_coventry.seats[0].hand"),
         (_turn_to_seat_without_rank, "state.earl_of_coventry"),
         (lambda s: setattr(s.seats[2], "counters", 5), "state.earl_of_coventry.seats"),
     ],

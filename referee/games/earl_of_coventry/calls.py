@@ -48,6 +48,10 @@ _RANK_ALIASES: tuple[tuple[str, ...], ...] = tuple(
 _APOSTROPHES = str.maketrans(
     {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201b": "'", "\uff07": "'"}
 )
+# Python's str.isspace() also counts the information separators U+001C .. U+001F,
+# which are not White_Space in Unicode: C-CHANT-2 removes them like any other
+# character that is not a letter, a digit, an apostrophe or white space.
+_NOT_WHITE_SPACE = frozenset("\x1c\x1d\x1e\x1f")
 _THERE_IS = re.compile(r"(?:(?<= )|^)there is(?= |$)")
 _SPACES = re.compile(" +")
 
@@ -57,7 +61,7 @@ def normalise(text: str) -> str:
     text = text.lower().translate(_APOSTROPHES)
     kept: list[str] = []
     for ch in text:
-        if ch.isspace():
+        if ch.isspace() and ch not in _NOT_WHITE_SPACE:
             kept.append(" ")
         elif ch == "'":
             kept.append(ch)

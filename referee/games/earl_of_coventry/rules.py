@@ -10,6 +10,7 @@ every state on the way in).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from referee.cards import FULL_DECK, RANK_MASKS, RANK_NAMES, card_list, name
 from referee.games.base import (
@@ -66,7 +67,7 @@ from referee.games.earl_of_coventry.state import (
     TiebreakStarted,
     hand_size_dealt,
 )
-from referee.shuffle import cut_for_dealer, shuffle
+from referee.shuffle import SEED_BYTES, cut_for_dealer, shuffle
 
 GAME_ID = "earl_of_coventry"
 RULES_VERSION = "earl_of_coventry/1"
@@ -87,6 +88,44 @@ SESSION_OVER = "SESSION_OVER"
 ROUND_LIMIT = "ROUND_LIMIT"
 
 _FULL_POPCOUNT = 52
+
+
+@lru_cache(maxsize=1024)
+def _check_config(config: EarlConfig) -> None:
+    """``config.check()``, once per distinct configuration (configurations are immutable;
+    a failing check raises and is not cached)."""
+    config.check()
+
+
+@lru_cache(maxsize=4096)
+def _standings(key: tuple[int, ...], winners: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Seats grouped by ``key`` (counters or rounds won), best first (C-SCORE-4/6).
+
+    Once the session is over its winners come first: the winner of a tie-break round
+    (C-SCORE-4) may hold no more counters than the seat it beat."""
+    groups: dict[int, list[int]] = {}
+    for s, value in enumerate(key):
+        if s not in winners:
+            groups.setdefault(value, []).append(s)
+    standings = tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
+    if winners:
+        standings = (tuple(sorted(winners)), *standings)
+    return standings
+
+
+_BITS = tuple(1 << c for c in range(256))
+
+
+@lru_cache(maxsize=4096)
+def _dealt_sizes(dealer: int, dealt_in: int, n: int) -> tuple[int, ...]:
+    """C-DEAL-2: the cards each seat was dealt (0 when not dealt in), by seat."""
+    sizes = [0] * n
+    n_dealt = dealt_in.bit_count()
+    seat = dealer
+    for pos in range(n_dealt):
+        seat = _next_in(dealt_in, seat, n)
+        sizes[seat] = hand_size_dealt(n_dealt, pos)
+    return tuple(sizes)
 
 
 def _next_in(mask: int, after: int, n: int) -> int:
@@ -265,6 +304,8 @@ class EarlOfCoventryRules:
     def new_game(self, config: EarlConfig, seed: bytes) -> tuple[EarlState, list[EarlEvent]]:
         """C-SEAT-2 (cut or fixed dealer), then round 0 is dealt (C-DEAL-1, C-DEAL-2)."""
         config.check()
+        if len(seed) != SEED_BYTES:
+            raise InvalidInput.one("seed", "must be 32 bytes (SHUF)")
         n = config.seats
         events: list[EarlEvent] = []
         if config.first_dealer is None:
@@ -351,7 +392,10 @@ class EarlOfCoventryRules:
 
     def validate(self, state: EarlState) -> None:
         """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules."""
-        state.config.check()
+        try:
+            _check_config(state.config)
+        except InvalidInput as e:
+            raise e.prefixed("config") from None
         cfg = state.config
         n = cfg.seats
         errors: list[FieldViolation] = []
@@ -359,7 +403,7 @@ class EarlOfCoventryRules:
         def bad(path: str, why: str) -> None:
             errors.append(FieldViolation(path, why))
 
-        if len(state.seed) != 32:
+        if len(state.seed) != SEED_BYTES:
             bad("seed", "must be 32 bytes")
         if not (len(state.hands) == len(state.rounds_won) == len(state.counters) == n):
             bad("seats", f"must list exactly {n} seats (config.seats)")
@@ -370,7 +414,9 @@ class EarlOfCoventryRules:
                 bad(path, "is not a seat of the table")
         if not 0 <= state.last_player < n:
             bad("last_player", "is not a seat of the table")
-        if state.round > MAX_ROUND - 1:
+        # Ordinary rounds stop one short of MAX_ROUND so that a tie-break round can
+        # always be dealt (C-SCORE-4); shuffle 0xFFFFFFFF is the cut pack (SHUF-4).
+        if not 0 <= state.round <= (MAX_ROUND if state.tiebreak else MAX_ROUND - 1):
             bad("round", "is out of range")
         if errors:
             raise InvalidInput(errors)
@@ -383,13 +429,19 @@ class EarlOfCoventryRules:
             if h & seen:
                 bad(f"seats[{s}].hand", "holds a card that appears elsewhere")
             seen |= h
-        for i, c in enumerate(state.played):
-            if c >= 52:
-                bad(f"played[{i}]", "is an unknown card code")
-            elif seen >> c & 1:
-                bad("played", f"{name(c)} appears twice")
-            else:
-                seen |= 1 << c
+        played = state.played
+        if played and (max(played) >= 52 or len(set(played)) != len(played)):
+            for i, c in enumerate(played):
+                if c >= 52:
+                    bad(f"played[{i}]", "is an unknown card code")
+            if len(set(played)) != len(played):
+                bad("played", "a card appears twice")
+        elif played:
+            played_mask = sum(map(_BITS.__getitem__, played))
+            if played_mask & seen:
+                twice = ", ".join(name(c) for c in card_list(played_mask & seen))
+                bad("played", f"{twice} also in a hand")
+            seen |= played_mask
         if not errors and seen.bit_count() != _FULL_POPCOUNT:
             missing = ", ".join(name(c) for c in card_list(((1 << 52) - 1) & ~seen))
             bad("seats", f"cards are missing: {missing}")
@@ -397,14 +449,18 @@ class EarlOfCoventryRules:
         # Seats dealt in, eliminated, counters (C-SCORE-2 .. C-SCORE-5, C-VAR-4).
         if state.dealt_in & ~all_seats or state.eliminated & ~all_seats:
             bad("seats", "seat flags out of range")
-        if state.dealt_in & state.eliminated:
+        playing = state.phase is Phase.PLAYING
+        alive = all_seats & ~state.eliminated
+        # ``dealt_in`` describes the current round, or the last one between rounds and
+        # once the session is over: the seats eliminated at its end were dealt into it.
+        if state.dealt_in & state.eliminated and (playing or state.tiebreak):
             bad("seats", "an eliminated seat cannot be dealt in (C-SCORE-5)")
         if state.eliminated and cfg.scoring is not Scoring.ELIMINATION:
             bad("seats", "seats are eliminated only under elimination scoring (C-SCORE-5)")
         n_dealt = state.dealt_in.bit_count()
         if n_dealt < 2:
             bad("seats", "at least two seats are dealt in")
-        if not state.tiebreak and state.dealt_in != all_seats & ~state.eliminated:
+        if not state.tiebreak and alive & ~state.dealt_in:
             bad("seats", "every seat not eliminated is dealt in (C-DEAL-2)")
         for s in range(n):
             if not state.dealt_in >> s & 1 and state.hands[s]:
@@ -426,6 +482,10 @@ class EarlOfCoventryRules:
             bad("seats", "counters are kept only with counters scoring or Penalty Earl")
         if state.pool and not cfg.penalty_earl:
             bad("pool", "there is a pool only under Penalty Earl (C-VAR-4)")
+        elif state.pool < 0:
+            bad("pool", "is out of range")
+        elif state.pool and not playing:
+            bad("pool", "the round winner has collected the pool (C-VAR-4)")
         if not state.dealt_in >> state.dealer & 1:
             bad("dealer", "the dealer is dealt in (C-SEAT-3)")
         finished_rounds = state.round + (0 if state.phase is Phase.PLAYING else 1)
@@ -433,21 +493,30 @@ class EarlOfCoventryRules:
             bad("seats", "rounds won must add up to the rounds finished")
 
         # Hand sizes: no seat holds more than it was dealt (C-DEAL-2).
-        order: list[int] = []
-        seat = state.dealer
-        for _ in range(n_dealt):
-            seat = _next_in(state.dealt_in, seat, n)
-            order.append(seat)
-        for pos, s in enumerate(order):
-            if state.hands[s].bit_count() > hand_size_dealt(n_dealt, pos):
+        for s, dealt in enumerate(_dealt_sizes(state.dealer, state.dealt_in, n)):
+            if state.hands[s].bit_count() > dealt:
                 bad(f"seats[{s}].hand", "holds more cards than were dealt to it (C-DEAL-2)")
 
+        if state.phase is not Phase.PLAYING:
+            w = state.round_winner
+            if not 0 <= w < n or not state.dealt_in >> w & 1 or state.hands[w]:
+                bad("round_winner", "the round winner has emptied the hand (C-PLAY-8)")
+            for s in range(n):
+                if s != w and state.dealt_in >> s & 1 and not state.hands[s]:
+                    bad(f"seats[{s}].hand", "only the round winner emptied the hand (C-PLAY-8)")
+                if (
+                    cfg.scoring is Scoring.ELIMINATION
+                    and not state.tiebreak
+                    and not state.eliminated >> s & 1
+                    and not state.counters[s]
+                ):
+                    bad(
+                        f"seats[{s}].counters",
+                        "a seat left without counters after a round is eliminated (C-SCORE-5)",
+                    )
         if state.phase is Phase.PLAYING:
             self._validate_play(state, errors)
         elif state.phase is Phase.BETWEEN_ROUNDS:
-            w = state.round_winner
-            if not 0 <= w < n or state.hands[w]:
-                bad("round_winner", "the round winner has emptied the hand (C-PLAY-8)")
             if state.tiebreak:
                 bad("tiebreak", "a tie-break round ends the session (C-SCORE-4)")
             if state.winners:
@@ -459,8 +528,6 @@ class EarlOfCoventryRules:
                 bad("winners", "lists a seat twice")
         else:
             bad("phase", "is unknown")
-        if state.phase is not Phase.PLAYING and state.round_winner == NO_SEAT:
-            bad("round_winner", "a finished round has a winner")
         if errors:
             raise InvalidInput(errors)
 
@@ -829,8 +896,8 @@ class EarlOfCoventryRules:
         if len(tied) == 1:
             self._finish(new, tied, events)
             return Outcome(Verdict.ACCEPTED, new, events)
-        if state.round + 1 >= MAX_ROUND:
-            return _reject(state, ROUND_LIMIT, "the session has reached its last round", "C-DEAL-1")
+        # No round limit here: ordinary rounds stop at MAX_ROUND - 1 (``_next_round``),
+        # leaving shuffle MAX_ROUND for this tie-break, so END_SESSION is always legal.
         events.append(TiebreakStarted(tied))
         mask = 0
         for s in tied:
@@ -846,28 +913,29 @@ class EarlOfCoventryRules:
 
     def scoreboard(self, state: EarlState) -> Scoreboard:
         cfg = state.config
-        n = cfg.seats
+        hands = state.hands
+        rounds_won = state.rounds_won
+        counters = state.counters
+        eliminated = state.eliminated
         seats = tuple(
             SeatScore(
-                seat=s,
-                rounds_won=state.rounds_won[s],
-                counters=state.counters[s],
-                eliminated=bool(state.eliminated >> s & 1),
-                cards_in_hand=state.hands[s].bit_count(),
+                s,
+                0,
+                0,
+                rounds_won[s],
+                counters[s],
+                0,
+                bool(eliminated >> s & 1),
+                hands[s].bit_count(),
             )
-            for s in range(n)
+            for s in range(cfg.seats)
         )
-        key = state.counters if cfg.pays_per_card else state.rounds_won
-        groups: dict[int, list[int]] = {}
-        for s in range(n):
-            groups.setdefault(key[s], []).append(s)
-        standings = tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
         return Scoreboard(
             seats=seats,
             finished=state.phase is Phase.SESSION_OVER,
             winners=state.winners,
             pool=state.pool,
-            standings=standings,
+            standings=_standings(counters if cfg.pays_per_card else rounds_won, state.winners),
         )
 
     def view(self, state: EarlState, viewer: Viewer) -> EarlView:

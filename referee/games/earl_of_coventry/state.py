@@ -18,7 +18,9 @@ DEFAULT_SEATS = 4
 DEFAULT_COUNTERS = 20
 MAX_COUNTERS = 1_000_000
 MAX_TEMPLATE_LENGTH = 200
-# Shuffle 0xFFFFFFFF is the cut pack (SHUF-4): rounds stop one short of it.
+# Shuffle 0xFFFFFFFF is the cut pack (SHUF-4), so the last round is 0xFFFFFFFE.
+# Ordinary rounds stop at MAX_ROUND - 1: shuffle MAX_ROUND stays free for the
+# tie-break round that ending the session may need (C-SCORE-4).
 MAX_ROUND = 0xFFFFFFFE
 NO_RANK = -1
 NO_SEAT = -1

@@ -163,10 +163,12 @@ func (Rank) EnumDescriptor() ([]byte, []int) {
 
 // One playing card. Used in every action, event and view.
 //
-// Game states carry sets of cards compactly as `bytes` of card codes, one byte
-// per card: code = 13 * (suit - 1) + (rank - 1), so 0 = ace of clubs,
-// 12 = king of clubs, 13 = ace of diamonds, ..., 51 = king of spades
-// (the canonical order of the rulebooks).
+// Game states carry cards compactly as card codes:
+// code = 13 * (suit - 1) + (rank - 1), so 0 = ace of clubs, 12 = king of clubs,
+// 13 = ace of diamonds, ..., 51 = king of spades (the canonical order of the
+// rulebooks). An ordered pile (cards played, a stock) is `bytes` with one code
+// per byte, in order; an unordered set (a hand) is a `uint64` with bit `code`
+// set for each card in it.
 type Card struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache

@@ -15,10 +15,12 @@ export const file_referee_v1_cards: GenFile = /*@__PURE__*/
 /**
  * One playing card. Used in every action, event and view.
  *
- * Game states carry sets of cards compactly as `bytes` of card codes, one byte
- * per card: code = 13 * (suit - 1) + (rank - 1), so 0 = ace of clubs,
- * 12 = king of clubs, 13 = ace of diamonds, ..., 51 = king of spades
- * (the canonical order of the rulebooks).
+ * Game states carry cards compactly as card codes:
+ * code = 13 * (suit - 1) + (rank - 1), so 0 = ace of clubs, 12 = king of clubs,
+ * 13 = ace of diamonds, ..., 51 = king of spades (the canonical order of the
+ * rulebooks). An ordered pile (cards played, a stock) is `bytes` with one code
+ * per byte, in order; an unordered set (a hand) is a `uint64` with bit `code`
+ * set for each card in it.
  *
  * @generated from message referee.v1.Card
  */

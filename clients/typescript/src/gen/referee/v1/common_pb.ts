@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file referee/v1/common.proto.
  */
 export const file_referee_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChdyZWZlcmVlL3YxL2NvbW1vbi5wcm90bxIKcmVmZXJlZS52MSI7CglWaW9sYXRpb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg8KB3J1bGVfaWQYAyABKAkiDAoKVGFibGVBY3RvciJdCgVBY3RvchIOCgRzZWF0GAEgASgNSAASEwoJc3BlY3RhdG9yGAIgASgJSAASJwoFdGFibGUYAyABKAsyFi5yZWZlcmVlLnYxLlRhYmxlQWN0b3JIAEIGCgRraW5kIg4KDFB1YmxpY1ZpZXdlciJhCgZWaWV3ZXISDgoEc2VhdBgBIAEoDUgAEhMKCXNwZWN0YXRvchgCIAEoCUgAEioKBnB1YmxpYxgDIAEoCzIYLnJlZmVyZWUudjEuUHVibGljVmlld2VySABCBgoEa2luZCJGCgdQZW5hbHR5EgwKBHNlYXQYASABKA0SDgoGYW1vdW50GAIgASgEEgwKBGNvZGUYAyABKAkSDwoHcnVsZV9pZBgEIAEoCSKcAQoJU2VhdFNjb3JlEgwKBHNlYXQYASABKA0SDgoGcG9pbnRzGAIgASgDEhEKCWdhbWVzX3dvbhgDIAEoDRISCgpyb3VuZHNfd29uGAQgASgNEhAKCGNvdW50ZXJzGAUgASgDEg0KBWNoaXBzGAYgASgDEhIKCmVsaW1pbmF0ZWQYByABKAgSFQoNY2FyZHNfaW5faGFuZBgIIAEoDSJFCg5TcGVjdGF0b3JTY29yZRIRCglzcGVjdGF0b3IYASABKAkSCwoDbmV0GAIgASgDEhMKC29wZW5fd2FnZXJzGAMgASgEIr0BCgpTY29yZWJvYXJkEiQKBXNlYXRzGAEgAygLMhUucmVmZXJlZS52MS5TZWF0U2NvcmUSEAoIZmluaXNoZWQYAiABKAgSDwoHd2lubmVycxgDIAMoDRIMCgRwb29sGAQgASgEEi4KCnNwZWN0YXRvcnMYBSADKAsyGi5yZWZlcmVlLnYxLlNwZWN0YXRvclNjb3JlEigKCXN0YW5kaW5ncxgGIAMoCzIVLnJlZmVyZWUudjEuU2VhdEdyb3VwIhoKCVNlYXRHcm91cBINCgVzZWF0cxgBIAMoDSplCgdWZXJkaWN0EhcKE1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABIUChBWRVJESUNUX0FDQ0VQVEVEEAESFAoQVkVSRElDVF9SRUpFQ1RFRBACEhUKEVZFUkRJQ1RfUEVOQUxJWkVEEANiBnByb3RvMw");
+  fileDesc("ChdyZWZlcmVlL3YxL2NvbW1vbi5wcm90bxIKcmVmZXJlZS52MSI7CglWaW9sYXRpb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg8KB3J1bGVfaWQYAyABKAkiDAoKVGFibGVBY3RvciJxCgVBY3RvchIOCgRzZWF0GAEgASgNSAASEwoJc3BlY3RhdG9yGAIgASgJSAASJwoFdGFibGUYAyABKAsyFi5yZWZlcmVlLnYxLlRhYmxlQWN0b3JIABISCgpjcmVkZW50aWFsGAQgASgMQgYKBGtpbmQiDgoMUHVibGljVmlld2VyInUKBlZpZXdlchIOCgRzZWF0GAEgASgNSAASEwoJc3BlY3RhdG9yGAIgASgJSAASKgoGcHVibGljGAMgASgLMhgucmVmZXJlZS52MS5QdWJsaWNWaWV3ZXJIABISCgpjcmVkZW50aWFsGAQgASgMQgYKBGtpbmQiRgoHUGVuYWx0eRIMCgRzZWF0GAEgASgNEg4KBmFtb3VudBgCIAEoBBIMCgRjb2RlGAMgASgJEg8KB3J1bGVfaWQYBCABKAkinAEKCVNlYXRTY29yZRIMCgRzZWF0GAEgASgNEg4KBnBvaW50cxgCIAEoAxIRCglnYW1lc193b24YAyABKA0SEgoKcm91bmRzX3dvbhgEIAEoDRIQCghjb3VudGVycxgFIAEoAxINCgVjaGlwcxgGIAEoAxISCgplbGltaW5hdGVkGAcgASgIEhUKDWNhcmRzX2luX2hhbmQYCCABKA0iRQoOU3BlY3RhdG9yU2NvcmUSEQoJc3BlY3RhdG9yGAEgASgJEgsKA25ldBgCIAEoAxITCgtvcGVuX3dhZ2VycxgDIAEoBCK9AQoKU2NvcmVib2FyZBIkCgVzZWF0cxgBIAMoCzIVLnJlZmVyZWUudjEuU2VhdFNjb3JlEhAKCGZpbmlzaGVkGAIgASgIEg8KB3dpbm5lcnMYAyADKA0SDAoEcG9vbBgEIAEoBBIuCgpzcGVjdGF0b3JzGAUgAygLMhoucmVmZXJlZS52MS5TcGVjdGF0b3JTY29yZRIoCglzdGFuZGluZ3MYBiADKAsyFS5yZWZlcmVlLnYxLlNlYXRHcm91cCIaCglTZWF0R3JvdXASDQoFc2VhdHMYASADKA0qZQoHVmVyZGljdBIXChNWRVJESUNUX1VOU1BFQ0lGSUVEEAASFAoQVkVSRElDVF9BQ0NFUFRFRBABEhQKEFZFUkRJQ1RfUkVKRUNURUQQAhIVChFWRVJESUNUX1BFTkFMSVpFRBADYgZwcm90bzM");
 
 /**
  * One broken rule.
@@ -97,6 +97,14 @@ export type Actor = Message<"referee.v1.Actor"> & {
     value: TableActor;
     case: "table";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Proof of acting for this seat or for the table: the credential NewGame
+   * returned for it. Required only by servers that run with --require-sealed.
+   *
+   * @generated from field: bytes credential = 4;
+   */
+  credential: Uint8Array;
 };
 
 /**
@@ -155,6 +163,14 @@ export type Viewer = Message<"referee.v1.Viewer"> & {
     value: PublicViewer;
     case: "public";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Proof of being this seat: the credential NewGame returned for it.
+   * Required (for seat viewers) only by servers that run with --require-sealed.
+   *
+   * @generated from field: bytes credential = 4;
+   */
+  credential: Uint8Array;
 };
 
 /**

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file referee/v1/referee.proto.
  */
 export const file_referee_v1_referee: GenFile = /*@__PURE__*/
-  fileDesc("ChhyZWZlcmVlL3YxL3JlZmVyZWUucHJvdG8SCnJlZmVyZWUudjEifgoKR2FtZUNvbmZpZxIqCgZlY2FydGUYASABKAsyGC5yZWZlcmVlLnYxLkVjYXJ0ZUNvbmZpZ0gAEjwKEGVhcmxfb2ZfY292ZW50cnkYAiABKAsyIC5yZWZlcmVlLnYxLkVhcmxPZkNvdmVudHJ5Q29uZmlnSABCBgoEZ2FtZSLcAQoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKAkSDwoHdmVyc2lvbhgCIAEoBBITCgtwYXJlbnRfaGFzaBgDIAEoDBIMCgRzZWVkGAQgASgMEhQKDHNlYXRfZW50cm9weRgFIAMoDBIpCgZlY2FydGUYCiABKAsyFy5yZWZlcmVlLnYxLkVjYXJ0ZVN0YXRlSAASOwoQZWFybF9vZl9jb3ZlbnRyeRgLIAEoCzIfLnJlZmVyZWUudjEuRWFybE9mQ292ZW50cnlTdGF0ZUgAQgYKBGdhbWUinAEKBkFjdGlvbhIgCgVhY3RvchgBIAEoCzIRLnJlZmVyZWUudjEuQWN0b3ISKgoGZWNhcnRlGAIgASgLMhgucmVmZXJlZS52MS5FY2FydGVBY3Rpb25IABI8ChBlYXJsX29mX2NvdmVudHJ5GAMgASgLMiAucmVmZXJlZS52MS5FYXJsT2ZDb3ZlbnRyeUFjdGlvbkgAQgYKBGdhbWUidwoFRXZlbnQSKQoGZWNhcnRlGAEgASgLMhcucmVmZXJlZS52MS5FY2FydGVFdmVudEgAEjsKEGVhcmxfb2ZfY292ZW50cnkYAiABKAsyHy5yZWZlcmVlLnYxLkVhcmxPZkNvdmVudHJ5RXZlbnRIAEIGCgRnYW1lIo4CCghHYW1lVmlldxIiCgZ2aWV3ZXIYASABKAsyEi5yZWZlcmVlLnYxLlZpZXdlchIVCg1ydWxlc192ZXJzaW9uGAIgASgJEg8KB3ZlcnNpb24YAyABKAQSFwoPc2VlZF9jb21taXRtZW50GAQgASgMEgwKBHNlZWQYBSABKAwSIQoGZXZlbnRzGAYgAygLMhEucmVmZXJlZS52MS5FdmVudBIoCgZlY2FydGUYCiABKAsyFi5yZWZlcmVlLnYxLkVjYXJ0ZVZpZXdIABI6ChBlYXJsX29mX2NvdmVudHJ5GAsgASgLMh4ucmVmZXJlZS52MS5FYXJsT2ZDb3ZlbnRyeVZpZXdIAEIGCgRnYW1lIqgBCgpHYW1lT3B0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSJAoEdHlwZRgDIAEoDjIWLnJlZmVyZWUudjEuT3B0aW9uVHlwZRIVCg1kZWZhdWx0X3ZhbHVlGAQgASgJEgsKA21pbhgFIAEoAxILCgNtYXgYBiABKAMSDwoHY2hvaWNlcxgHIAMoCRIPCgdydWxlX2lkGAggASgJIiwKDU9wdGlvblNldHRpbmcSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSJ7CgtHYW1lVmFyaWFudBIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIPCgdydWxlX2lkGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEisKCHNldHRpbmdzGAUgAygLMhkucmVmZXJlZS52MS5PcHRpb25TZXR0aW5nIuMBCghHYW1lSW5mbxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIVCg1ydWxlc192ZXJzaW9uGAMgASgJEhYKDnJ1bGVzX2RvY3VtZW50GAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJEhEKCW1pbl9zZWF0cxgGIAEoDRIRCgltYXhfc2VhdHMYByABKA0SJwoHb3B0aW9ucxgIIAMoCzIWLnJlZmVyZWUudjEuR2FtZU9wdGlvbhIpCgh2YXJpYW50cxgJIAMoCzIXLnJlZmVyZWUudjEuR2FtZVZhcmlhbnQiEgoQTGlzdEdhbWVzUmVxdWVzdCJQChFMaXN0R2FtZXNSZXNwb25zZRIjCgVnYW1lcxgBIAMoCzIULnJlZmVyZWUudjEuR2FtZUluZm8SFgoOc2VydmVyX3ZlcnNpb24YAiABKAkifwoOTmV3R2FtZVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYucmVmZXJlZS52MS5HYW1lQ29uZmlnEgwKBHNlZWQYAiABKAwSFAoMc2VhdF9lbnRyb3B5GAMgAygMEiEKBXZpZXdzGAQgAygLMhIucmVmZXJlZS52MS5WaWV3ZXIi7gEKD05ld0dhbWVSZXNwb25zZRIkCgVzdGF0ZRgBIAEoCzIVLnJlZmVyZWUudjEuR2FtZVN0YXRlEhQKDHNlYWxlZF9zdGF0ZRgCIAEoDBISCgpzdGF0ZV9oYXNoGAMgASgMEiEKBmV2ZW50cxgEIAMoCzIRLnJlZmVyZWUudjEuRXZlbnQSIwoFdmlld3MYBSADKAsyFC5yZWZlcmVlLnYxLkdhbWVWaWV3EioKCnNjb3JlYm9hcmQYBiABKAsyFi5yZWZlcmVlLnYxLlNjb3JlYm9hcmQSFwoPc2VlZF9jb21taXRtZW50GAcgASgMIpcBChJBcHBseUFjdGlvblJlcXVlc3QSJAoFc3RhdGUYASABKAsyFS5yZWZlcmVlLnYxLkdhbWVTdGF0ZRIUCgxzZWFsZWRfc3RhdGUYAiABKAwSIgoGYWN0aW9uGAMgASgLMhIucmVmZXJlZS52MS5BY3Rpb24SIQoFdmlld3MYBCADKAsyEi5yZWZlcmVlLnYxLlZpZXdlciLSAgoTQXBwbHlBY3Rpb25SZXNwb25zZRIkCgd2ZXJkaWN0GAEgASgOMhMucmVmZXJlZS52MS5WZXJkaWN0EikKCnZpb2xhdGlvbnMYAiADKAsyFS5yZWZlcmVlLnYxLlZpb2xhdGlvbhImCglwZW5hbHRpZXMYAyADKAsyEy5yZWZlcmVlLnYxLlBlbmFsdHkSJAoFc3RhdGUYBCABKAsyFS5yZWZlcmVlLnYxLkdhbWVTdGF0ZRIUCgxzZWFsZWRfc3RhdGUYBSABKAwSEgoKc3RhdGVfaGFzaBgGIAEoDBIhCgZldmVudHMYByADKAsyES5yZWZlcmVlLnYxLkV2ZW50EiMKBXZpZXdzGAggAygLMhQucmVmZXJlZS52MS5HYW1lVmlldxIqCgpzY29yZWJvYXJkGAkgASgLMhYucmVmZXJlZS52MS5TY29yZWJvYXJkInMKE0xlZ2FsQWN0aW9uc1JlcXVlc3QSJAoFc3RhdGUYASABKAsyFS5yZWZlcmVlLnYxLkdhbWVTdGF0ZRIUCgxzZWFsZWRfc3RhdGUYAiABKAwSIAoFYWN0b3IYAyABKAsyES5yZWZlcmVlLnYxLkFjdG9yIjsKFExlZ2FsQWN0aW9uc1Jlc3BvbnNlEiMKB2FjdGlvbnMYASADKAsyEi5yZWZlcmVlLnYxLkFjdGlvbiJyChBWaWV3U3RhdGVSZXF1ZXN0EiQKBXN0YXRlGAEgASgLMhUucmVmZXJlZS52MS5HYW1lU3RhdGUSFAoMc2VhbGVkX3N0YXRlGAIgASgMEiIKBnZpZXdlchgDIAEoCzISLnJlZmVyZWUudjEuVmlld2VyIncKEVZpZXdTdGF0ZVJlc3BvbnNlEiIKBHZpZXcYASABKAsyFC5yZWZlcmVlLnYxLkdhbWVWaWV3EioKCnNjb3JlYm9hcmQYAiABKAsyFi5yZWZlcmVlLnYxLlNjb3JlYm9hcmQSEgoKc3RhdGVfaGFzaBgDIAEoDCKYAQoNUmVwbGF5UmVxdWVzdBImCgZjb25maWcYASABKAsyFi5yZWZlcmVlLnYxLkdhbWVDb25maWcSDAoEc2VlZBgCIAEoDBIUCgxzZWF0X2VudHJvcHkYAyADKAwSIwoHYWN0aW9ucxgEIAMoCzISLnJlZmVyZWUudjEuQWN0aW9uEhYKDmluY2x1ZGVfZXZlbnRzGAUgASgIIssBCgpSZXBsYXlTdGVwEg0KBWluZGV4GAEgASgNEiQKB3ZlcmRpY3QYAiABKA4yEy5yZWZlcmVlLnYxLlZlcmRpY3QSKQoKdmlvbGF0aW9ucxgDIAMoCzIVLnJlZmVyZWUudjEuVmlvbGF0aW9uEiYKCXBlbmFsdGllcxgEIAMoCzITLnJlZmVyZWUudjEuUGVuYWx0eRISCgpzdGF0ZV9oYXNoGAUgASgMEiEKBmV2ZW50cxgGIAMoCzIRLnJlZmVyZWUudjEuRXZlbnQizwEKDlJlcGxheVJlc3BvbnNlEhQKDGluaXRpYWxfaGFzaBgBIAEoDBIlCgVzdGVwcxgCIAMoCzIWLnJlZmVyZWUudjEuUmVwbGF5U3RlcBIqCgtmaW5hbF9zdGF0ZRgDIAEoCzIVLnJlZmVyZWUudjEuR2FtZVN0YXRlEhQKDHNlYWxlZF9zdGF0ZRgEIAEoDBISCgpmaW5hbF9oYXNoGAUgASgMEioKCnNjb3JlYm9hcmQYBiABKAsyFi5yZWZlcmVlLnYxLlNjb3JlYm9hcmQqiwEKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESFwoTT1BUSU9OX1RZUEVfSU5URUdFUhACEhQKEE9QVElPTl9UWVBFX0VOVU0QAxIbChdPUFRJT05fVFlQRV9TVFJJTkdfTElTVBAEMswDCg5SZWZlcmVlU2VydmljZRJICglMaXN0R2FtZXMSHC5yZWZlcmVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaHS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEkIKB05ld0dhbWUSGi5yZWZlcmVlLnYxLk5ld0dhbWVSZXF1ZXN0GhsucmVmZXJlZS52MS5OZXdHYW1lUmVzcG9uc2USTgoLQXBwbHlBY3Rpb24SHi5yZWZlcmVlLnYxLkFwcGx5QWN0aW9uUmVxdWVzdBofLnJlZmVyZWUudjEuQXBwbHlBY3Rpb25SZXNwb25zZRJRCgxMZWdhbEFjdGlvbnMSHy5yZWZlcmVlLnYxLkxlZ2FsQWN0aW9uc1JlcXVlc3QaIC5yZWZlcmVlLnYxLkxlZ2FsQWN0aW9uc1Jlc3BvbnNlEkgKCVZpZXdTdGF0ZRIcLnJlZmVyZWUudjEuVmlld1N0YXRlUmVxdWVzdBodLnJlZmVyZWUudjEuVmlld1N0YXRlUmVzcG9uc2USPwoGUmVwbGF5EhkucmVmZXJlZS52MS5SZXBsYXlSZXF1ZXN0GhoucmVmZXJlZS52MS5SZXBsYXlSZXNwb25zZWIGcHJvdG8z", [file_referee_v1_common, file_referee_v1_earl_of_coventry, file_referee_v1_ecarte]);
+  fileDesc("ChhyZWZlcmVlL3YxL3JlZmVyZWUucHJvdG8SCnJlZmVyZWUudjEifgoKR2FtZUNvbmZpZxIqCgZlY2FydGUYASABKAsyGC5yZWZlcmVlLnYxLkVjYXJ0ZUNvbmZpZ0gAEjwKEGVhcmxfb2ZfY292ZW50cnkYAiABKAsyIC5yZWZlcmVlLnYxLkVhcmxPZkNvdmVudHJ5Q29uZmlnSABCBgoEZ2FtZSLcAQoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKAkSDwoHdmVyc2lvbhgCIAEoBBITCgtwYXJlbnRfaGFzaBgDIAEoDBIMCgRzZWVkGAQgASgMEhQKDHNlYXRfZW50cm9weRgFIAMoDBIpCgZlY2FydGUYCiABKAsyFy5yZWZlcmVlLnYxLkVjYXJ0ZVN0YXRlSAASOwoQZWFybF9vZl9jb3ZlbnRyeRgLIAEoCzIfLnJlZmVyZWUudjEuRWFybE9mQ292ZW50cnlTdGF0ZUgAQgYKBGdhbWUinAEKBkFjdGlvbhIgCgVhY3RvchgBIAEoCzIRLnJlZmVyZWUudjEuQWN0b3ISKgoGZWNhcnRlGAIgASgLMhgucmVmZXJlZS52MS5FY2FydGVBY3Rpb25IABI8ChBlYXJsX29mX2NvdmVudHJ5GAMgASgLMiAucmVmZXJlZS52MS5FYXJsT2ZDb3ZlbnRyeUFjdGlvbkgAQgYKBGdhbWUidwoFRXZlbnQSKQoGZWNhcnRlGAEgASgLMhcucmVmZXJlZS52MS5FY2FydGVFdmVudEgAEjsKEGVhcmxfb2ZfY292ZW50cnkYAiABKAsyHy5yZWZlcmVlLnYxLkVhcmxPZkNvdmVudHJ5RXZlbnRIAEIGCgRnYW1lIo4CCghHYW1lVmlldxIiCgZ2aWV3ZXIYASABKAsyEi5yZWZlcmVlLnYxLlZpZXdlchIVCg1ydWxlc192ZXJzaW9uGAIgASgJEg8KB3ZlcnNpb24YAyABKAQSFwoPc2VlZF9jb21taXRtZW50GAQgASgMEgwKBHNlZWQYBSABKAwSIQoGZXZlbnRzGAYgAygLMhEucmVmZXJlZS52MS5FdmVudBIoCgZlY2FydGUYCiABKAsyFi5yZWZlcmVlLnYxLkVjYXJ0ZVZpZXdIABI6ChBlYXJsX29mX2NvdmVudHJ5GAsgASgLMh4ucmVmZXJlZS52MS5FYXJsT2ZDb3ZlbnRyeVZpZXdIAEIGCgRnYW1lIqgBCgpHYW1lT3B0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSJAoEdHlwZRgDIAEoDjIWLnJlZmVyZWUudjEuT3B0aW9uVHlwZRIVCg1kZWZhdWx0X3ZhbHVlGAQgASgJEgsKA21pbhgFIAEoAxILCgNtYXgYBiABKAMSDwoHY2hvaWNlcxgHIAMoCRIPCgdydWxlX2lkGAggASgJIiwKDU9wdGlvblNldHRpbmcSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSJ7CgtHYW1lVmFyaWFudBIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIPCgdydWxlX2lkGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEisKCHNldHRpbmdzGAUgAygLMhkucmVmZXJlZS52MS5PcHRpb25TZXR0aW5nIuMBCghHYW1lSW5mbxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIVCg1ydWxlc192ZXJzaW9uGAMgASgJEhYKDnJ1bGVzX2RvY3VtZW50GAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJEhEKCW1pbl9zZWF0cxgGIAEoDRIRCgltYXhfc2VhdHMYByABKA0SJwoHb3B0aW9ucxgIIAMoCzIWLnJlZmVyZWUudjEuR2FtZU9wdGlvbhIpCgh2YXJpYW50cxgJIAMoCzIXLnJlZmVyZWUudjEuR2FtZVZhcmlhbnQiEgoQTGlzdEdhbWVzUmVxdWVzdCJQChFMaXN0R2FtZXNSZXNwb25zZRIjCgVnYW1lcxgBIAMoCzIULnJlZmVyZWUudjEuR2FtZUluZm8SFgoOc2VydmVyX3ZlcnNpb24YAiABKAkifwoOTmV3R2FtZVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYucmVmZXJlZS52MS5HYW1lQ29uZmlnEgwKBHNlZWQYAiABKAwSFAoMc2VhdF9lbnRyb3B5GAMgAygMEiEKBXZpZXdzGAQgAygLMhIucmVmZXJlZS52MS5WaWV3ZXIiogIKD05ld0dhbWVSZXNwb25zZRIkCgVzdGF0ZRgBIAEoCzIVLnJlZmVyZWUudjEuR2FtZVN0YXRlEhQKDHNlYWxlZF9zdGF0ZRgCIAEoDBISCgpzdGF0ZV9oYXNoGAMgASgMEiEKBmV2ZW50cxgEIAMoCzIRLnJlZmVyZWUudjEuRXZlbnQSIwoFdmlld3MYBSADKAsyFC5yZWZlcmVlLnYxLkdhbWVWaWV3EioKCnNjb3JlYm9hcmQYBiABKAsyFi5yZWZlcmVlLnYxLlNjb3JlYm9hcmQSFwoPc2VlZF9jb21taXRtZW50GAcgASgMEhgKEHNlYXRfY3JlZGVudGlhbHMYCCADKAwSGAoQdGFibGVfY3JlZGVudGlhbBgJIAEoDCKXAQoSQXBwbHlBY3Rpb25SZXF1ZXN0EiQKBXN0YXRlGAEgASgLMhUucmVmZXJlZS52MS5HYW1lU3RhdGUSFAoMc2VhbGVkX3N0YXRlGAIgASgMEiIKBmFjdGlvbhgDIAEoCzISLnJlZmVyZWUudjEuQWN0aW9uEiEKBXZpZXdzGAQgAygLMhIucmVmZXJlZS52MS5WaWV3ZXIi0gIKE0FwcGx5QWN0aW9uUmVzcG9uc2USJAoHdmVyZGljdBgBIAEoDjITLnJlZmVyZWUudjEuVmVyZGljdBIpCgp2aW9sYXRpb25zGAIgAygLMhUucmVmZXJlZS52MS5WaW9sYXRpb24SJgoJcGVuYWx0aWVzGAMgAygLMhMucmVmZXJlZS52MS5QZW5hbHR5EiQKBXN0YXRlGAQgASgLMhUucmVmZXJlZS52MS5HYW1lU3RhdGUSFAoMc2VhbGVkX3N0YXRlGAUgASgMEhIKCnN0YXRlX2hhc2gYBiABKAwSIQoGZXZlbnRzGAcgAygLMhEucmVmZXJlZS52MS5FdmVudBIjCgV2aWV3cxgIIAMoCzIULnJlZmVyZWUudjEuR2FtZVZpZXcSKgoKc2NvcmVib2FyZBgJIAEoCzIWLnJlZmVyZWUudjEuU2NvcmVib2FyZCJzChNMZWdhbEFjdGlvbnNSZXF1ZXN0EiQKBXN0YXRlGAEgASgLMhUucmVmZXJlZS52MS5HYW1lU3RhdGUSFAoMc2VhbGVkX3N0YXRlGAIgASgMEiAKBWFjdG9yGAMgASgLMhEucmVmZXJlZS52MS5BY3RvciI7ChRMZWdhbEFjdGlvbnNSZXNwb25zZRIjCgdhY3Rpb25zGAEgAygLMhIucmVmZXJlZS52MS5BY3Rpb24icgoQVmlld1N0YXRlUmVxdWVzdBIkCgVzdGF0ZRgBIAEoCzIVLnJlZmVyZWUudjEuR2FtZVN0YXRlEhQKDHNlYWxlZF9zdGF0ZRgCIAEoDBIiCgZ2aWV3ZXIYAyABKAsyEi5yZWZlcmVlLnYxLlZpZXdlciJ3ChFWaWV3U3RhdGVSZXNwb25zZRIiCgR2aWV3GAEgASgLMhQucmVmZXJlZS52MS5HYW1lVmlldxIqCgpzY29yZWJvYXJkGAIgASgLMhYucmVmZXJlZS52MS5TY29yZWJvYXJkEhIKCnN0YXRlX2hhc2gYAyABKAwirQEKDVJlcGxheVJlcXVlc3QSJgoGY29uZmlnGAEgASgLMhYucmVmZXJlZS52MS5HYW1lQ29uZmlnEgwKBHNlZWQYAiABKAwSFAoMc2VhdF9lbnRyb3B5GAMgAygMEiMKB2FjdGlvbnMYBCADKAsyEi5yZWZlcmVlLnYxLkFjdGlvbhIWCg5pbmNsdWRlX2V2ZW50cxgFIAEoCBITCgtpbmNsdWRlX2xvZxgGIAEoCCLLAQoKUmVwbGF5U3RlcBINCgVpbmRleBgBIAEoDRIkCgd2ZXJkaWN0GAIgASgOMhMucmVmZXJlZS52MS5WZXJkaWN0EikKCnZpb2xhdGlvbnMYAyADKAsyFS5yZWZlcmVlLnYxLlZpb2xhdGlvbhImCglwZW5hbHRpZXMYBCADKAsyEy5yZWZlcmVlLnYxLlBlbmFsdHkSEgoKc3RhdGVfaGFzaBgFIAEoDBIhCgZldmVudHMYBiADKAsyES5yZWZlcmVlLnYxLkV2ZW50IvEBCg5SZXBsYXlSZXNwb25zZRIUCgxpbml0aWFsX2hhc2gYASABKAwSJQoFc3RlcHMYAiADKAsyFi5yZWZlcmVlLnYxLlJlcGxheVN0ZXASKgoLZmluYWxfc3RhdGUYAyABKAsyFS5yZWZlcmVlLnYxLkdhbWVTdGF0ZRIUCgxzZWFsZWRfc3RhdGUYBCABKAwSEgoKZmluYWxfaGFzaBgFIAEoDBIqCgpzY29yZWJvYXJkGAYgASgLMhYucmVmZXJlZS52MS5TY29yZWJvYXJkEiAKA2xvZxgHIAEoCzITLnJlZmVyZWUudjEuR2FtZUxvZyLaAQoHR2FtZUxvZxIVCg1ydWxlc192ZXJzaW9uGAEgASgJEiYKBmNvbmZpZxgCIAEoCzIWLnJlZmVyZWUudjEuR2FtZUNvbmZpZxIMCgRzZWVkGAMgASgMEhQKDHNlYXRfZW50cm9weRgEIAMoDBIXCg9zZWVkX2NvbW1pdG1lbnQYBSABKAwSFAoMaW5pdGlhbF9oYXNoGAYgASgMEikKB2VudHJpZXMYByADKAsyGC5yZWZlcmVlLnYxLkdhbWVMb2dFbnRyeRISCgpmaW5hbF9oYXNoGAggASgMIoABCgxHYW1lTG9nRW50cnkSIgoGYWN0aW9uGAEgASgLMhIucmVmZXJlZS52MS5BY3Rpb24SJAoHdmVyZGljdBgCIAEoDjITLnJlZmVyZWUudjEuVmVyZGljdBISCgp2aW9sYXRpb25zGAMgAygJEhIKCnN0YXRlX2hhc2gYBCABKAwqiwEKCk9wdGlvblR5cGUSGwoXT1BUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBPUFRJT05fVFlQRV9CT09MEAESFwoTT1BUSU9OX1RZUEVfSU5URUdFUhACEhQKEE9QVElPTl9UWVBFX0VOVU0QAxIbChdPUFRJT05fVFlQRV9TVFJJTkdfTElTVBAEMswDCg5SZWZlcmVlU2VydmljZRJICglMaXN0R2FtZXMSHC5yZWZlcmVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaHS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEkIKB05ld0dhbWUSGi5yZWZlcmVlLnYxLk5ld0dhbWVSZXF1ZXN0GhsucmVmZXJlZS52MS5OZXdHYW1lUmVzcG9uc2USTgoLQXBwbHlBY3Rpb24SHi5yZWZlcmVlLnYxLkFwcGx5QWN0aW9uUmVxdWVzdBofLnJlZmVyZWUudjEuQXBwbHlBY3Rpb25SZXNwb25zZRJRCgxMZWdhbEFjdGlvbnMSHy5yZWZlcmVlLnYxLkxlZ2FsQWN0aW9uc1JlcXVlc3QaIC5yZWZlcmVlLnYxLkxlZ2FsQWN0aW9uc1Jlc3BvbnNlEkgKCVZpZXdTdGF0ZRIcLnJlZmVyZWUudjEuVmlld1N0YXRlUmVxdWVzdBodLnJlZmVyZWUudjEuVmlld1N0YXRlUmVzcG9uc2USPwoGUmVwbGF5EhkucmVmZXJlZS52MS5SZXBsYXlSZXF1ZXN0GhoucmVmZXJlZS52MS5SZXBsYXlSZXNwb25zZWIGcHJvdG8z", [file_referee_v1_common, file_referee_v1_earl_of_coventry, file_referee_v1_ecarte]);
 
 /**
  * The configuration of a game: which game, and its options.
@@ -565,6 +565,20 @@ export type NewGameResponse = Message<"referee.v1.NewGameResponse"> & {
    * @generated from field: bytes seed_commitment = 7;
    */
   seedCommitment: Uint8Array;
+
+  /**
+   * When the server seals states: one credential per seat (index = seat) and
+   * one for the table. Hand each seat its own; with --require-sealed a seat's
+   * view, legal actions and actions need its credential (docs/trust.md).
+   *
+   * @generated from field: repeated bytes seat_credentials = 8;
+   */
+  seatCredentials: Uint8Array[];
+
+  /**
+   * @generated from field: bytes table_credential = 9;
+   */
+  tableCredential: Uint8Array;
 };
 
 /**
@@ -809,6 +823,13 @@ export type ReplayRequest = Message<"referee.v1.ReplayRequest"> & {
    * @generated from field: bool include_events = 5;
    */
   includeEvents: boolean;
+
+  /**
+   * Also return the game as a GameLog (the record `referee verify` checks).
+   *
+   * @generated from field: bool include_log = 6;
+   */
+  includeLog: boolean;
 };
 
 /**
@@ -899,6 +920,13 @@ export type ReplayResponse = Message<"referee.v1.ReplayResponse"> & {
    * @generated from field: referee.v1.Scoreboard scoreboard = 6;
    */
   scoreboard?: Scoreboard | undefined;
+
+  /**
+   * The game as a verifiable record, when asked for (include_log).
+   *
+   * @generated from field: referee.v1.GameLog log = 7;
+   */
+  log?: GameLog | undefined;
 };
 
 /**
@@ -907,6 +935,108 @@ export type ReplayResponse = Message<"referee.v1.ReplayResponse"> & {
  */
 export const ReplayResponseSchema: GenMessage<ReplayResponse> = /*@__PURE__*/
   messageDesc(file_referee_v1_referee, 21);
+
+/**
+ * A refereed game as a verifiable record (docs/trust.md): the configuration,
+ * the seed and entropies, every action with the referee's verdict and the hash
+ * of the state after it. `referee verify` re-derives every deal from the seed,
+ * replays the actions and checks every hash. Golden vectors (tests/vectors/)
+ * use this message in its JSON form.
+ *
+ * @generated from message referee.v1.GameLog
+ */
+export type GameLog = Message<"referee.v1.GameLog"> & {
+  /**
+   * @generated from field: string rules_version = 1;
+   */
+  rulesVersion: string;
+
+  /**
+   * @generated from field: referee.v1.GameConfig config = 2;
+   */
+  config?: GameConfig | undefined;
+
+  /**
+   * @generated from field: bytes seed = 3;
+   */
+  seed: Uint8Array;
+
+  /**
+   * @generated from field: repeated bytes seat_entropy = 4;
+   */
+  seatEntropy: Uint8Array[];
+
+  /**
+   * SHA-256 of the seed, as every view showed it during the game.
+   *
+   * @generated from field: bytes seed_commitment = 5;
+   */
+  seedCommitment: Uint8Array;
+
+  /**
+   * The hash of the first state (after NewGame).
+   *
+   * @generated from field: bytes initial_hash = 6;
+   */
+  initialHash: Uint8Array;
+
+  /**
+   * @generated from field: repeated referee.v1.GameLogEntry entries = 7;
+   */
+  entries: GameLogEntry[];
+
+  /**
+   * The hash of the last state.
+   *
+   * @generated from field: bytes final_hash = 8;
+   */
+  finalHash: Uint8Array;
+};
+
+/**
+ * Describes the message referee.v1.GameLog.
+ * Use `create(GameLogSchema)` to create a new message.
+ */
+export const GameLogSchema: GenMessage<GameLog> = /*@__PURE__*/
+  messageDesc(file_referee_v1_referee, 22);
+
+/**
+ * One action of a GameLog and the referee's answer to it.
+ *
+ * @generated from message referee.v1.GameLogEntry
+ */
+export type GameLogEntry = Message<"referee.v1.GameLogEntry"> & {
+  /**
+   * @generated from field: referee.v1.Action action = 1;
+   */
+  action?: Action | undefined;
+
+  /**
+   * @generated from field: referee.v1.Verdict verdict = 2;
+   */
+  verdict: Verdict;
+
+  /**
+   * The violation codes, in order.
+   *
+   * @generated from field: repeated string violations = 3;
+   */
+  violations: string[];
+
+  /**
+   * The hash of the state after the action (unchanged when rejected).
+   *
+   * @generated from field: bytes state_hash = 4;
+   */
+  stateHash: Uint8Array;
+};
+
+/**
+ * Describes the message referee.v1.GameLogEntry.
+ * Use `create(GameLogEntrySchema)` to create a new message.
+ */
+export const GameLogEntrySchema: GenMessage<GameLogEntry> = /*@__PURE__*/
+  messageDesc(file_referee_v1_referee, 23);
 
 /**
  * The kind of value an option takes.

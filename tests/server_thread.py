@@ -1,17 +1,12 @@
-"""A real Referee server on port 0 for the service tests."""
+"""A real Referee server on its own event loop in a background thread (for tests)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
-
-import grpc
-import pytest
 
 from referee import logs
 from referee.server import RefereeServer, ServerSettings
-from referee.v1 import referee_pb2_grpc
 
 # The in-process servers log warnings only (the subprocess tests read their own logs).
 logs.configure("warning", "json")
@@ -55,21 +50,3 @@ class ServerThread:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
-
-
-@pytest.fixture(scope="session")
-def server() -> Iterator[ServerThread]:
-    thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
-    yield thread
-    thread.stop()
-
-
-@pytest.fixture(scope="session")
-def channel(server: ServerThread) -> Iterator[grpc.Channel]:
-    with grpc.insecure_channel(server.address) as ch:
-        yield ch
-
-
-@pytest.fixture(scope="session")
-def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
-    return referee_pb2_grpc.RefereeServiceStub(channel)

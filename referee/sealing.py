@@ -1,0 +1,180 @@
+"""Sealed state tokens: authenticated encryption of game states (docs/trust.md).
+
+A token is ``b"RS" || version (1 byte) || len(key id) (1 byte) || key id ||
+nonce (12 bytes) || AES-256-GCM(key, nonce, state, aad=header)`` where the
+header is everything before the nonce and ``state`` is the deterministic
+serialization of a ``referee.v1.GameState``. The first key of a keyring seals;
+every key opens (rotation without downtime). Key material never leaves this
+module: errors and logs name key ids only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+MAGIC = b"RS"
+FORMAT_VERSION = 1
+KEY_BYTES = 32
+NONCE_BYTES = 12
+TAG_BYTES = 16
+MAX_KEY_ID = 32
+_KEY_ID = re.compile(r"^[A-Za-z0-9._-]{1,32}$")
+
+# ErrorInfo reasons (stable).
+SEAL_MALFORMED = "STATE_SEAL_MALFORMED"
+SEAL_VERSION = "STATE_SEAL_VERSION_UNSUPPORTED"
+SEAL_UNKNOWN_KEY = "STATE_SEAL_UNKNOWN_KEY"
+SEAL_INVALID = "STATE_SEAL_INVALID"
+
+
+class SealError(Exception):
+    """A token that cannot be opened; ``reason`` is an ErrorInfo reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+class KeyConfigError(ValueError):
+    """An unusable key configuration (start-up error)."""
+
+
+TABLE_SEAT = 0xFFFFFFFF
+CREDENTIAL_BYTES = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    id: str
+    aead: AESGCM
+    credential_root: bytes
+
+    def __repr__(self) -> str:  # never show key material
+        return f"Key(id={self.id!r})"
+
+
+class Keyring:
+    """Sealing keys: ``keys[0]`` seals, all open."""
+
+    def __init__(self, keys: Iterable[tuple[str, bytes]]) -> None:
+        parsed: list[Key] = []
+        seen: set[str] = set()
+        for key_id, material in keys:
+            if not _KEY_ID.match(key_id):
+                raise KeyConfigError(
+                    f"key id {key_id[:40]!r}: 1 to {MAX_KEY_ID} characters of A-Z a-z 0-9 . _ -"
+                )
+            if key_id in seen:
+                raise KeyConfigError(f"key id {key_id!r} appears twice")
+            if len(material) != KEY_BYTES:
+                raise KeyConfigError(f"key {key_id!r} must be {KEY_BYTES} bytes (AES-256)")
+            seen.add(key_id)
+            root = hmac.new(material, b"referee-seat-credential-v1", hashlib.sha256).digest()
+            parsed.append(Key(key_id, AESGCM(material), root))
+        if not parsed:
+            raise KeyConfigError("no sealing key given")
+        self.keys = tuple(parsed)
+        self._by_id: Mapping[bytes, Key] = {k.id.encode(): k for k in parsed}
+        self._sealing = parsed[0]
+        kid = parsed[0].id.encode()
+        self._header = MAGIC + bytes((FORMAT_VERSION, len(kid))) + kid
+
+    @property
+    def key_ids(self) -> tuple[str, ...]:
+        return tuple(k.id for k in self.keys)
+
+    @property
+    def sealing_key_id(self) -> str:
+        return self._sealing.id
+
+    def seal(self, plaintext: bytes) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        header = self._header
+        return header + nonce + self._sealing.aead.encrypt(nonce, plaintext, header)
+
+    def open(self, token: bytes) -> bytes:
+        """The plaintext of a token; :class:`SealError` for anything but an intact token."""
+        if len(token) < 4 or token[:2] != MAGIC:
+            raise SealError(SEAL_MALFORMED, "sealed_state is not a Referee state token")
+        if token[2] != FORMAT_VERSION:
+            raise SealError(
+                SEAL_VERSION,
+                f"sealed_state has token format {token[2]}; this server reads format "
+                f"{FORMAT_VERSION}",
+            )
+        kid_len = token[3]
+        header_len = 4 + kid_len
+        if not 1 <= kid_len <= MAX_KEY_ID or len(token) < header_len + NONCE_BYTES + TAG_BYTES:
+            raise SealError(SEAL_MALFORMED, "sealed_state is truncated or malformed")
+        kid = token[4:header_len]
+        key = self._by_id.get(kid)
+        if key is None:
+            shown = kid.decode("ascii", "replace")[:MAX_KEY_ID]
+            raise SealError(
+                SEAL_UNKNOWN_KEY,
+                f"sealed_state was sealed with key {shown!r}, which this server does not hold",
+            )
+        nonce = token[header_len : header_len + NONCE_BYTES]
+        try:
+            return key.aead.decrypt(nonce, token[header_len + NONCE_BYTES :], token[:header_len])
+        except InvalidTag:
+            raise SealError(
+                SEAL_INVALID, "sealed_state does not verify: it was altered or corrupted"
+            ) from None
+
+
+def _credential(root: bytes, commitment: bytes, seat: int) -> bytes:
+    mac = hmac.new(root, commitment + seat.to_bytes(4, "big"), hashlib.sha256)
+    return mac.digest()[:CREDENTIAL_BYTES]
+
+
+def credential(keyring: Keyring, commitment: bytes, seat: int) -> bytes:
+    """The credential of ``seat`` (``TABLE_SEAT`` for the table) in the game whose seed
+    commitment is ``commitment``, made with the sealing key."""
+    return _credential(keyring.keys[0].credential_root, commitment, seat)
+
+
+def check_credential(keyring: Keyring, commitment: bytes, seat: int, given: bytes) -> bool:
+    """Whether ``given`` is the credential of ``seat`` under any key of the keyring."""
+    if len(given) != CREDENTIAL_BYTES:
+        return False
+    return any(
+        hmac.compare_digest(_credential(k.credential_root, commitment, seat), given)
+        for k in keyring.keys
+    )
+
+
+def parse_keys(text: str) -> list[tuple[str, bytes]]:
+    """Keys from ``id:base64`` entries separated by commas or new lines (``#`` comments)."""
+    keys: list[tuple[str, bytes]] = []
+    for raw in re.split(r"[,\n]", text):
+        entry = raw.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        if ":" not in entry:
+            raise KeyConfigError("each key is written id:base64")
+        key_id, encoded = entry.split(":", 1)
+        try:
+            material = base64.b64decode(encoded.strip(), validate=True)
+        except (binascii.Error, ValueError):
+            raise KeyConfigError(f"key {key_id.strip()!r} is not valid base64") from None
+        keys.append((key_id.strip(), material))
+    return keys
+
+
+def new_key_line(key_id: str) -> str:
+    """A fresh random key in the ``id:base64`` form (``referee seal-key``)."""
+    if not _KEY_ID.match(key_id):
+        raise KeyConfigError(f"key id: 1 to {MAX_KEY_ID} characters of A-Z a-z 0-9 . _ -")
+    return f"{key_id}:{base64.b64encode(AESGCM.generate_key(256)).decode()}"

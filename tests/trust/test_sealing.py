@@ -1,0 +1,276 @@
+"""Sealed state tokens (docs/trust.md)."""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from referee.codec import all_codecs
+from referee.errors import RequestError
+from referee.sealing import (
+    SEAL_INVALID,
+    SEAL_MALFORMED,
+    SEAL_UNKNOWN_KEY,
+    SEAL_VERSION,
+    KeyConfigError,
+    Keyring,
+    SealError,
+    new_key_line,
+    parse_keys,
+)
+from referee.server import ServerSettings
+from referee.service import Referee
+from referee.v1 import common_pb2, referee_pb2_grpc
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import referee_pb2 as pb
+
+from ..server_thread import ServerThread
+
+K1 = ("k1", bytes(range(32)))
+K2 = ("k2", bytes(range(32, 64)))
+CONFIG = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig(seats=3))
+
+
+def sealed_referee(*keys: tuple[str, bytes], require: bool = False) -> Referee:
+    return Referee(all_codecs(), keyring=Keyring(keys), require_sealed=require)
+
+
+def reason_of(err: RequestError) -> str:
+    return err.reason
+
+
+def test_round_trip_and_tokens_hide_the_state() -> None:
+    referee = sealed_referee(K1)
+    first = referee.new_game(pb.NewGameRequest(config=CONFIG))
+    assert first.sealed_state and not first.HasField("state")
+    token = first.sealed_state
+    plain = pb.GameState.FromString(Keyring([K1]).open(token))
+    assert plain.seed not in token  # encrypted, not just signed
+    assert (
+        first.state_hash
+        == __import__("hashlib").sha256(plain.SerializeToString(deterministic=True)).digest()
+    )
+    # Play through tokens only.
+    state_token = token
+    for _ in range(10):
+        actions = referee.legal_actions(pb.LegalActionsRequest(sealed_state=state_token)).actions
+        reply = referee.apply_action(
+            pb.ApplyActionRequest(sealed_state=state_token, action=actions[0])
+        )
+        assert reply.verdict == common_pb2.VERDICT_ACCEPTED
+        assert reply.sealed_state and not reply.HasField("state")
+        assert reply.sealed_state != state_token
+        state_token = reply.sealed_state
+    view = referee.view_state(
+        pb.ViewStateRequest(sealed_state=state_token, viewer=common_pb2.Viewer(seat=0))
+    )
+    assert view.view.version == 10
+
+
+def test_every_single_bit_flip_and_truncation_is_refused() -> None:
+    """10,000 random single-bit flips and truncations of a token are all refused."""
+    referee = sealed_referee(K1)
+    token = referee.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state
+    rng = random.Random(5)
+    reasons: dict[str, int] = {}
+    for n in range(10_000):
+        if n % 4 == 0:
+            bad = token[: rng.randrange(1, len(token))]
+        else:
+            bit = rng.randrange(len(token) * 8)
+            mutable = bytearray(token)
+            mutable[bit // 8] ^= 1 << (bit % 8)
+            bad = bytes(mutable)
+        with pytest.raises(RequestError) as info:
+            referee.open_state(pb.GameState(), bad)
+        err = info.value
+        assert err.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert err.reason.startswith("STATE_SEAL_")
+        reasons[err.reason] = reasons.get(err.reason, 0) + 1
+    assert set(reasons) <= {SEAL_INVALID, SEAL_MALFORMED, SEAL_UNKNOWN_KEY, SEAL_VERSION}
+    assert reasons[SEAL_INVALID] > 5000
+
+
+def test_key_rotation_old_key_opens_new_key_seals() -> None:
+    old = sealed_referee(K1)
+    token = old.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state
+    rotated = sealed_referee(K2, K1)  # k2 now seals, k1 still opens
+    action = rotated.legal_actions(pb.LegalActionsRequest(sealed_state=token)).actions[0]
+    reply = rotated.apply_action(pb.ApplyActionRequest(sealed_state=token, action=action))
+    assert reply.verdict == common_pb2.VERDICT_ACCEPTED
+    assert reply.sealed_state[4:6] == b"k2"
+    with pytest.raises(SealError) as info:
+        Keyring([K1]).open(reply.sealed_state)
+    assert info.value.reason == SEAL_UNKNOWN_KEY
+    retired = sealed_referee(K2)  # k1 retired: its tokens no longer open
+    with pytest.raises(RequestError) as err:
+        retired.open_state(pb.GameState(), token)
+    assert err.value.reason == SEAL_UNKNOWN_KEY
+    assert "k1" in err.value.message and base64.b64encode(K1[1]).decode() not in err.value.message
+
+
+def test_other_token_versions_are_refused() -> None:
+    referee = sealed_referee(K1)
+    token = bytearray(referee.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state)
+    token[2] = 2
+    with pytest.raises(RequestError) as info:
+        referee.open_state(pb.GameState(), bytes(token))
+    assert info.value.reason == SEAL_VERSION
+
+
+def test_require_sealed_refuses_plain_states_and_client_seeds() -> None:
+    plain = Referee(all_codecs()).new_game(pb.NewGameRequest(config=CONFIG)).state
+    strict = sealed_referee(K1, require=True)
+    with pytest.raises(RequestError) as info:
+        strict.legal_actions(pb.LegalActionsRequest(state=plain))
+    assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert info.value.reason == "STATE_SEAL_REQUIRED"
+    with pytest.raises(RequestError) as info:
+        strict.new_game(pb.NewGameRequest(config=CONFIG, seed=bytes(32)))
+    assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert info.value.reason == "CLIENT_SEED_REFUSED"
+    # Seats' entropy is welcome.
+    assert strict.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=[b"a", b"b"])).sealed_state
+
+
+def test_both_state_and_token_is_invalid() -> None:
+    referee = sealed_referee(K1)
+    first = referee.new_game(pb.NewGameRequest(config=CONFIG))
+    plain = pb.GameState.FromString(Keyring([K1]).open(first.sealed_state))
+    with pytest.raises(RequestError) as info:
+        referee.legal_actions(pb.LegalActionsRequest(state=plain, sealed_state=first.sealed_state))
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_plain_mode_refuses_tokens_with_a_clear_error() -> None:
+    token = sealed_referee(K1).new_game(pb.NewGameRequest(config=CONFIG)).sealed_state
+    with pytest.raises(RequestError) as info:
+        Referee(all_codecs()).legal_actions(pb.LegalActionsRequest(sealed_state=token))
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert info.value.reason == "STATE_SEALING_DISABLED"
+    assert "plain" in info.value.message
+
+
+def test_key_configuration_errors() -> None:
+    assert parse_keys("a:" + base64.b64encode(bytes(32)).decode() + " # comment\n")[0][0] == "a"
+    line = new_key_line("prod-2026")
+    assert Keyring(parse_keys(line)).sealing_key_id == "prod-2026"
+    for text in ("nocolon", "a:!!!", "a:" + base64.b64encode(bytes(16)).decode(), ""):
+        with pytest.raises(KeyConfigError):
+            Keyring(parse_keys(text))
+    with pytest.raises(KeyConfigError):
+        Keyring([K1, K1])
+    assert "bytes" not in repr(Keyring([K1]).keys)
+
+
+def test_sealed_server_over_the_wire() -> None:
+    """A server with keys: tokens out, tokens in, ErrorInfo on a bad token."""
+    thread = ServerThread(
+        ServerSettings(host="127.0.0.1", port=0, seal_keys=(K1,), require_sealed=True)
+    ).start()
+    try:
+        with grpc.insecure_channel(thread.address) as ch:
+            stub = referee_pb2_grpc.RefereeServiceStub(ch)
+            first = stub.NewGame(pb.NewGameRequest(config=CONFIG))
+            assert first.sealed_state and not first.HasField("state")
+            bad = bytearray(first.sealed_state)
+            bad[-1] ^= 1
+            with pytest.raises(grpc.RpcError) as info:
+                stub.LegalActions(pb.LegalActionsRequest(sealed_state=bytes(bad)))
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            status = rpc_status.from_call(info.value)  # type: ignore[arg-type]
+            assert status is not None
+            detail = error_details_pb2.ErrorInfo()
+            assert status.details[0].Unpack(detail)
+            assert detail.reason == SEAL_INVALID and detail.domain == "referee.v1"
+            seats = range(3)
+            actions = [
+                a
+                for s in seats
+                for a in stub.LegalActions(
+                    pb.LegalActionsRequest(
+                        sealed_state=first.sealed_state,
+                        actor=common_pb2.Actor(seat=s, credential=first.seat_credentials[s]),
+                    )
+                ).actions
+            ]
+            action = actions[0]
+            action.actor.credential = first.seat_credentials[action.actor.seat]
+            reply = stub.ApplyAction(
+                pb.ApplyActionRequest(sealed_state=first.sealed_state, action=action)
+            )
+            assert reply.verdict == common_pb2.VERDICT_ACCEPTED and reply.sealed_state
+    finally:
+        thread.stop()
+
+
+def test_require_sealed_guards_each_seat_with_its_credential() -> None:
+    """With --require-sealed, a seat's view, legal actions and actions need its credential;
+    the public view needs none (docs/trust.md)."""
+    strict = sealed_referee(K1, require=True)
+    first = strict.new_game(pb.NewGameRequest(config=CONFIG))
+    creds = list(first.seat_credentials)
+    assert len(creds) == 3 and len(set(creds)) == 3 and first.table_credential
+    token = first.sealed_state
+    turn = pb.GameState.FromString(Keyring([K1]).open(token)).earl_of_coventry.turn
+    other = (turn + 1) % 3
+
+    def denied(call: object) -> None:
+        with pytest.raises(RequestError) as info:
+            call()  # type: ignore[operator]
+        assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert info.value.reason == "SEAT_CREDENTIAL_INVALID"
+
+    # Views: own credential opens own seat only; public needs none.
+    own = common_pb2.Viewer(seat=turn, credential=creds[turn])
+    assert strict.view_state(pb.ViewStateRequest(sealed_state=token, viewer=own)).view
+    denied(
+        lambda: strict.view_state(
+            pb.ViewStateRequest(
+                sealed_state=token, viewer=common_pb2.Viewer(seat=other, credential=creds[turn])
+            )
+        )
+    )
+    denied(
+        lambda: strict.view_state(
+            pb.ViewStateRequest(sealed_state=token, viewer=common_pb2.Viewer(seat=other))
+        )
+    )
+    public = common_pb2.Viewer(public=common_pb2.PublicViewer())
+    assert strict.view_state(pb.ViewStateRequest(sealed_state=token, viewer=public)).view
+    # Legal actions and actions.
+    actor = common_pb2.Actor(seat=turn, credential=creds[turn])
+    actions = strict.legal_actions(pb.LegalActionsRequest(sealed_state=token, actor=actor)).actions
+    assert actions
+    denied(
+        lambda: strict.legal_actions(
+            pb.LegalActionsRequest(sealed_state=token, actor=common_pb2.Actor(seat=turn))
+        )
+    )
+    with pytest.raises(RequestError):
+        strict.legal_actions(pb.LegalActionsRequest(sealed_state=token))
+    action = actions[0]
+    stolen = pb.Action()
+    stolen.CopyFrom(action)
+    stolen.actor.credential = creds[other]
+    denied(lambda: strict.apply_action(pb.ApplyActionRequest(sealed_state=token, action=stolen)))
+    action.actor.credential = creds[turn]
+    reply = strict.apply_action(
+        pb.ApplyActionRequest(sealed_state=token, action=action, views=[own])
+    )
+    assert reply.verdict == common_pb2.VERDICT_ACCEPTED
+    denied(
+        lambda: strict.apply_action(
+            pb.ApplyActionRequest(
+                sealed_state=token, action=action, views=[common_pb2.Viewer(seat=other)]
+            )
+        )
+    )
+    # The credentials of one game do not open another.
+    second = strict.new_game(pb.NewGameRequest(config=CONFIG))
+    assert second.seat_credentials[turn] != creds[turn]
