@@ -1,4 +1,4 @@
-"""The golden replay vectors (tests/vectors/*.json) through the Python client.
+"""The golden replay vectors (tests/vectors/*.json, GameLog JSON) through the Python client.
 
 The TypeScript and Go clients replay the same files in their own test suites
 (npm test, go test), which tests/clients runs against the same server.
@@ -6,10 +6,11 @@ The TypeScript and Go clients replay the same files in their own test suites
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import warnings
 from pathlib import Path
-from typing import Any
 
 from google.protobuf import json_format
 
@@ -24,47 +25,35 @@ VECTORS = ROOT / "tests" / "vectors"
 FILES = sorted(VECTORS.glob("*.json")) if VECTORS.is_dir() else []
 
 
-def _verdict(name: Any) -> str:
-    return str(name).removeprefix("VERDICT_")
+def load(path: Path) -> referee_pb2.GameLog:
+    return json_format.Parse(path.read_text(encoding="utf-8"), referee_pb2.GameLog())
 
 
 def check_vector(client: Client, path: Path) -> list[str]:
-    """Every difference between what the file expects and what the server answers."""
-    vector = json.loads(path.read_text(encoding="utf-8"))
-    steps = vector.get("steps") or []
-    raw_actions = vector.get("actions") or [s["action"] for s in steps]
-    actions = [json_format.ParseDict(a, referee_pb2.Action()) for a in raw_actions]
-    verdicts = list(vector.get("verdicts") or vector.get("expectedVerdicts") or [])
-    verdicts += [None] * (len(actions) - len(verdicts))
-    hashes: list[str | None] = [None] * len(actions)
-    for i, step in enumerate(steps[: len(actions)]):
-        if "verdict" in step:
-            verdicts[i] = step["verdict"]
-        hashes[i] = step.get("stateHash")
-    reply = client.replay(
-        json_format.ParseDict(vector["config"], referee_pb2.GameConfig()),
-        bytes.fromhex(vector["seed"]),
-        actions,
-        seat_entropy=[bytes.fromhex(e) for e in vector.get("seatEntropy", [])],
-        timeout=120,
-    )
+    """Every difference between what the log records and what the server answers."""
+    log = load(path)
     failures = []
-    if len(reply.steps) != len(actions):
-        failures.append(f"{len(reply.steps)} steps for {len(actions)} actions")
-    for i, step in enumerate(reply.steps[: len(actions)]):
-        got = _verdict(common_pb2.Verdict.Name(step.verdict))
-        if verdicts[i] is not None and got != _verdict(verdicts[i]):
-            failures.append(f"action {i}: verdict {got}, expected {_verdict(verdicts[i])}")
-        if hashes[i] and step.state_hash.hex() != str(hashes[i]).lower():
-            failures.append(f"action {i}: state hash {step.state_hash.hex()}, expected {hashes[i]}")
-    if "initialHash" in vector and reply.initial_hash.hex() != vector["initialHash"].lower():
+    if log.seed_commitment and hashlib.sha256(log.seed).digest() != log.seed_commitment:
+        failures.append("the seed does not match the seed commitment")
+    reply = client.replay(
+        log.config, log.seed, [e.action for e in log.entries], seat_entropy=log.seat_entropy
+    )
+    if reply.initial_hash != log.initial_hash:
         failures.append(
-            f"initial hash {reply.initial_hash.hex()}, expected {vector['initialHash']}"
+            f"initial hash {reply.initial_hash.hex()}, expected {log.initial_hash.hex()}"
         )
-    if not vector.get("finalHash"):
-        failures.append("the vector has no finalHash")
-    elif reply.final_hash.hex() != vector["finalHash"].lower():
-        failures.append(f"final hash {reply.final_hash.hex()}, expected {vector['finalHash']}")
+    if len(reply.steps) != len(log.entries):
+        failures.append(f"{len(reply.steps)} steps for {len(log.entries)} actions")
+    for i, (step, entry) in enumerate(zip(reply.steps, log.entries, strict=False)):
+        if step.verdict != entry.verdict:
+            got, want = (common_pb2.Verdict.Name(v) for v in (step.verdict, entry.verdict))
+            failures.append(f"action {i}: verdict {got}, expected {want}")
+        if [v.code for v in step.violations] != list(entry.violations):
+            failures.append(f"action {i}: violations differ")
+        if step.state_hash != entry.state_hash:
+            failures.append(f"action {i}: state hash {step.state_hash.hex()}")
+    if reply.final_hash != log.final_hash:
+        failures.append(f"final hash {reply.final_hash.hex()}, expected {log.final_hash.hex()}")
     return failures
 
 
@@ -81,11 +70,11 @@ def test_golden_vectors_replay(client: Client) -> None:
 
 
 def make_vector(client: Client, directory: Path) -> Path:
-    """A vector written from a game played here: one rejected action among accepted ones."""
+    """A GameLog of a game played here (one rejected action among accepted ones), from Replay."""
     game_config = config("earl_of_coventry", seats=3)
     seed = bytes(range(32))
     game = client.new_game(game_config, seed).game
-    actions, verdicts = [], []
+    actions = []
     for i in range(12):
         action = client.legal_actions(game)[0]
         if i == 4:
@@ -93,28 +82,21 @@ def make_vector(client: Client, directory: Path) -> Path:
             bad.CopyFrom(action)
             bad.actor.seat = (bad.actor.seat + 1) % 3
             actions.append(bad)
-            verdicts.append(common_pb2.Verdict.Name(client.apply(game, bad).verdict))
-        applied = client.apply(game, action)
         actions.append(action)
-        verdicts.append(common_pb2.Verdict.Name(applied.verdict))
-        game = applied.game
+        game = client.apply(game, action).game
+    reply = client.stub.Replay(
+        referee_pb2.ReplayRequest(config=game_config, seed=seed, actions=actions, include_log=True)
+    )
+    assert reply.log.final_hash == game.state_hash
     path = directory / "earl-made-here.json"
-    vector = {
-        "name": "made by tests/clients",
-        "config": json_format.MessageToDict(game_config),
-        "seed": seed.hex(),
-        "actions": [json_format.MessageToDict(a) for a in actions],
-        "verdicts": verdicts,
-        "finalHash": game.state_hash.hex(),
-    }
-    path.write_text(json.dumps(vector, indent=1), encoding="utf-8")
+    path.write_text(json_format.MessageToJson(reply.log), encoding="utf-8")
     return path
 
 
 def tamper(path: Path) -> None:
     vector = json.loads(path.read_text(encoding="utf-8"))
-    vector["finalHash"] = "00" * 32
-    vector["verdicts"][4] = "VERDICT_ACCEPTED"
+    vector["finalHash"] = base64.b64encode(bytes(32)).decode()
+    vector["entries"][4]["verdict"] = "VERDICT_ACCEPTED"
     path.write_text(json.dumps(vector), encoding="utf-8")
 
 
@@ -138,6 +120,7 @@ def test_every_runner_checks_a_vector(client: Client, server: ServerThread, tmp_
     tamper(path)
     failures = check_vector(client, path)
     assert len(failures) == 2 and "final hash" in failures[1], failures
+    assert failures[0] == "action 4: verdict VERDICT_REJECTED, expected VERDICT_ACCEPTED"
     result = run(ts, cwd=test_typescript.TS, env=env)
     assert result.returncode != 0 and "final hash" in result.stdout + result.stderr
     assert "action 4: verdict REJECTED, expected ACCEPTED" in result.stdout + result.stderr

@@ -1,9 +1,9 @@
 package referee
 
 import (
+	"bytes"
 	"context"
-	"encoding/hex"
-	"encoding/json"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,107 +26,71 @@ func VectorFiles(dir string) (files []string, ok bool, err error) {
 	return files, true, err
 }
 
-type vectorStep struct {
-	Action    json.RawMessage `json:"action"`
-	Verdict   string          `json:"verdict"`
-	StateHash string          `json:"stateHash"`
-}
-
-type vector struct {
-	Config           json.RawMessage   `json:"config"`
-	Seed             string            `json:"seed"`
-	SeatEntropy      []string          `json:"seatEntropy"`
-	Actions          []json.RawMessage `json:"actions"`
-	Verdicts         []string          `json:"verdicts"`
-	ExpectedVerdicts []string          `json:"expectedVerdicts"`
-	Steps            []vectorStep      `json:"steps"`
-	InitialHash      string            `json:"initialHash"`
-	FinalHash        string            `json:"finalHash"`
-}
-
-// RunVector replays one vector file through the server and returns every
-// difference from what the file expects (none: the vector holds).
-func RunVector(ctx context.Context, c *Client, file string) (failures []string, actions int, err error) {
+// LoadGameLog reads a GameLog in its protobuf JSON form (docs/trust.md).
+func LoadGameLog(file string) (*refereev1.GameLog, error) {
 	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	log := &refereev1.GameLog{}
+	if err := protojson.Unmarshal(raw, log); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return log, nil
+}
+
+// RunVector replays one vector file (a GameLog) through the server and returns
+// every difference from what the file records: verdicts, violation codes,
+// state hashes, the initial and the final hash (none: the vector holds).
+func RunVector(ctx context.Context, c *Client, file string) (failures []string, actions int, err error) {
+	log, err := LoadGameLog(file)
 	if err != nil {
 		return nil, 0, err
 	}
-	var v vector
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", file, err)
+	req := &refereev1.ReplayRequest{Config: log.GetConfig(), Seed: log.GetSeed(), SeatEntropy: log.GetSeatEntropy()}
+	for _, e := range log.GetEntries() {
+		req.Actions = append(req.Actions, e.GetAction())
 	}
-	req := &refereev1.ReplayRequest{Config: &refereev1.GameConfig{}}
-	if err := protojson.Unmarshal(v.Config, req.Config); err != nil {
-		return nil, 0, fmt.Errorf("%s: config: %w", file, err)
-	}
-	if req.Seed, err = hex.DecodeString(v.Seed); err != nil {
-		return nil, 0, fmt.Errorf("%s: seed: %w", file, err)
-	}
-	for _, e := range v.SeatEntropy {
-		b, err := hex.DecodeString(e)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s: seatEntropy: %w", file, err)
-		}
-		req.SeatEntropy = append(req.SeatEntropy, b)
-	}
-	rawActions := v.Actions
-	if rawActions == nil {
-		for _, s := range v.Steps {
-			rawActions = append(rawActions, s.Action)
-		}
-	}
-	verdicts := make([]string, len(rawActions))
-	hashes := make([]string, len(rawActions))
-	list := v.Verdicts
-	if list == nil {
-		list = v.ExpectedVerdicts
-	}
-	for i := range verdicts {
-		if i < len(list) {
-			verdicts[i] = list[i]
-		}
-		if i < len(v.Steps) {
-			if v.Steps[i].Verdict != "" {
-				verdicts[i] = v.Steps[i].Verdict
-			}
-			hashes[i] = strings.ToLower(v.Steps[i].StateHash)
-		}
-	}
-	for i, a := range rawActions {
-		action := &refereev1.Action{}
-		if err := protojson.Unmarshal(a, action); err != nil {
-			return nil, 0, fmt.Errorf("%s: action %d: %w", file, i, err)
-		}
-		req.Actions = append(req.Actions, action)
+	if sum := sha256.Sum256(log.GetSeed()); len(log.GetSeedCommitment()) > 0 && !bytes.Equal(sum[:], log.GetSeedCommitment()) {
+		failures = append(failures, "the seed does not match the seed commitment")
 	}
 	reply, err := c.Replay(ctx, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", file, err)
 	}
-	if len(reply.GetSteps()) != len(req.Actions) {
-		failures = append(failures, fmt.Sprintf("%d steps for %d actions", len(reply.GetSteps()), len(req.Actions)))
+	if !bytes.Equal(reply.GetInitialHash(), log.GetInitialHash()) {
+		failures = append(failures, fmt.Sprintf("initial hash %x, expected %x", reply.GetInitialHash(), log.GetInitialHash()))
 	}
-	norm := func(s string) string { return strings.TrimPrefix(s, "VERDICT_") }
+	entries := log.GetEntries()
+	if len(reply.GetSteps()) != len(entries) {
+		failures = append(failures, fmt.Sprintf("%d steps for %d actions", len(reply.GetSteps()), len(entries)))
+	}
 	for i, step := range reply.GetSteps() {
-		if i >= len(verdicts) {
+		if i >= len(entries) {
 			break
 		}
-		got := norm(step.GetVerdict().String())
-		if verdicts[i] != "" && got != norm(verdicts[i]) {
-			failures = append(failures, fmt.Sprintf("action %d: verdict %s, expected %s", i, got, norm(verdicts[i])))
+		want := entries[i]
+		if step.GetVerdict() != want.GetVerdict() {
+			failures = append(failures, fmt.Sprintf("action %d: verdict %s, expected %s", i,
+				strings.TrimPrefix(step.GetVerdict().String(), "VERDICT_"),
+				strings.TrimPrefix(want.GetVerdict().String(), "VERDICT_")))
 		}
-		if hashes[i] != "" && hex.EncodeToString(step.GetStateHash()) != hashes[i] {
-			failures = append(failures, fmt.Sprintf("action %d: state hash %x, expected %s", i, step.GetStateHash(), hashes[i]))
+		var codes []string
+		for _, v := range step.GetViolations() {
+			codes = append(codes, v.GetCode())
+		}
+		if strings.Join(codes, ",") != strings.Join(want.GetViolations(), ",") {
+			failures = append(failures, fmt.Sprintf("action %d: violations %v, expected %v", i, codes, want.GetViolations()))
+		}
+		if !bytes.Equal(step.GetStateHash(), want.GetStateHash()) {
+			failures = append(failures, fmt.Sprintf("action %d: state hash %x, expected %x", i, step.GetStateHash(), want.GetStateHash()))
 		}
 	}
-	if v.InitialHash != "" && hex.EncodeToString(reply.GetInitialHash()) != strings.ToLower(v.InitialHash) {
-		failures = append(failures, fmt.Sprintf("initial hash %x, expected %s", reply.GetInitialHash(), v.InitialHash))
+	if !bytes.Equal(reply.GetFinalHash(), log.GetFinalHash()) {
+		failures = append(failures, fmt.Sprintf("final hash %x, expected %x", reply.GetFinalHash(), log.GetFinalHash()))
 	}
-	switch {
-	case v.FinalHash == "":
-		failures = append(failures, "the vector has no finalHash")
-	case hex.EncodeToString(reply.GetFinalHash()) != strings.ToLower(v.FinalHash):
-		failures = append(failures, fmt.Sprintf("final hash %x, expected %s", reply.GetFinalHash(), v.FinalHash))
+	if fs := reply.GetFinalState(); fs != nil && fs.GetRulesVersion() != log.GetRulesVersion() {
+		failures = append(failures, fmt.Sprintf("rules version %s, expected %s", fs.GetRulesVersion(), log.GetRulesVersion()))
 	}
 	return failures, len(req.Actions), nil
 }

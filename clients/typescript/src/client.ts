@@ -6,7 +6,7 @@
 // - GameHandle, which keeps the state the server returned -- plain or sealed --
 //   and sends it back the same way, so callers never deal with the difference.
 // Illegal actions are not errors: apply() returns the verdict.
-import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { clone, create, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
@@ -22,6 +22,7 @@ import {
   type Viewer,
 } from "./gen/referee/v1/common_pb.js";
 import {
+  ActionSchema,
   GameConfigSchema,
   RefereeService,
   type Action,
@@ -37,6 +38,38 @@ import {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_ATTEMPTS = 5;
 
+/**
+ * The credentials a sealing server returned with NewGame (docs/trust.md): one
+ * per seat (index = seat) and the table's. A platform holds them all; hand each
+ * player only its own (onlySeat). Empty with a server that does not seal.
+ */
+export interface Credentials {
+  readonly seats: Uint8Array[];
+  readonly table: Uint8Array;
+}
+
+export const NO_CREDENTIALS: Credentials = { seats: [], table: new Uint8Array() };
+
+const hasCredentials = (c: Credentials) => c.seats.length > 0 || c.table.length > 0;
+
+/** What the player of seat `n` should hold: its own credential and nothing else. */
+export function onlySeat(c: Credentials, n: number): Credentials {
+  return { seats: c.seats.map((x, i) => (i === n ? x : new Uint8Array())), table: new Uint8Array() };
+}
+
+function withActorCredential(c: Credentials, actor: Actor): Actor {
+  if (actor.credential.length > 0) return actor;
+  const k = actor.kind;
+  const credential = k.case === "seat" ? c.seats[k.value] : k.case === "table" ? c.table : undefined;
+  return credential && credential.length > 0 ? { ...clone(ActorSchema, actor), credential } : actor;
+}
+
+function withViewerCredential(c: Credentials, viewer: Viewer): Viewer {
+  if (viewer.credential.length > 0 || viewer.kind.case !== "seat") return viewer;
+  const credential = c.seats[viewer.kind.value];
+  return credential && credential.length > 0 ? { ...clone(ViewerSchema, viewer), credential } : viewer;
+}
+
 /** The state of one game as the server last returned it, plain or sealed. Treat it as opaque. */
 export interface GameHandle {
   /** The plain state, when the server returned one (hidden information: never show it to a player). */
@@ -47,6 +80,8 @@ export interface GameHandle {
   readonly stateHash: Uint8Array;
   /** The standings after this state; `scoreboard.finished` once the match or session is over. */
   readonly scoreboard: Scoreboard;
+  /** The seat and table credentials of a sealing server, put on actors and seat viewers that have none. */
+  readonly credentials: Credentials;
 }
 
 /** A handle from what a response carried. */
@@ -55,11 +90,12 @@ export function handleOf(
   sealedState: Uint8Array,
   stateHash: Uint8Array,
   scoreboard: Scoreboard | undefined,
+  credentials: Credentials = NO_CREDENTIALS,
 ): GameHandle {
   if (!state && sealedState.length === 0) {
     throw new Error("the server returned neither a state nor a sealed state");
   }
-  return { state, sealedState, stateHash, scoreboard: scoreboard ?? create(ScoreboardSchema) };
+  return { state, sealedState, stateHash, scoreboard: scoreboard ?? create(ScoreboardSchema), credentials };
 }
 
 /** The part of a request that carries the game: the sealed token if there is one, else the state. */
@@ -96,6 +132,9 @@ export interface ClientOptions {
   maxAttempts?: number;
 }
 
+// The errors of a LegalActions call without an actor on a server that requires one.
+const NEEDS_AN_ACTOR = [Code.InvalidArgument, Code.FailedPrecondition, Code.PermissionDenied];
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class RefereeClient {
@@ -103,6 +142,7 @@ export class RefereeClient {
   readonly stub: Client<typeof RefereeService>;
   readonly timeoutMs: number;
   readonly maxAttempts: number;
+  private perActor = false;
 
   /** `address` is `host:port` (plaintext HTTP/2) or a URL (`https://host:port` for TLS). */
   constructor(address: string, options: ClientOptions = {}) {
@@ -142,33 +182,60 @@ export class RefereeClient {
   ): Promise<{ response: NewGameResponse; game: GameHandle }> {
     const { seed, seatEntropy, views } = options;
     const response = await this.call((o) => this.stub.newGame({ config, seed, seatEntropy, views }, o));
+    const credentials = { seats: response.seatCredentials, table: response.tableCredential };
     return {
       response,
-      game: handleOf(response.state, response.sealedState, response.stateHash, response.scoreboard),
+      game: handleOf(response.state, response.sealedState, response.stateHash, response.scoreboard, credentials),
     };
   }
 
   /** Referee one action: the verdict, and the game after it. */
   async apply(game: GameHandle, action: Action, options: { views?: Viewer[] } = {}): Promise<Applied> {
+    const creds = game.credentials;
+    const views = options.views?.map((v) => withViewerCredential(creds, v));
+    const signed = action.actor ? { ...clone(ActionSchema, action), actor: withActorCredential(creds, action.actor) } : action;
     const response = await this.call((o) =>
-      this.stub.applyAction({ ...stateOf(game), action, views: options.views }, o),
+      this.stub.applyAction({ ...stateOf(game), action: signed, views }, o),
     );
     return {
       response,
-      game: handleOf(response.state, response.sealedState, response.stateHash, response.scoreboard),
+      game: handleOf(response.state, response.sealedState, response.stateHash, response.scoreboard, creds),
       accepted: response.verdict === Verdict.ACCEPTED,
       verdict: Verdict[response.verdict] ?? String(response.verdict),
     };
   }
 
-  /** Every action `actor` may take now (no actor: whoever may act). */
+  /**
+   * Every action `actor` may take now (no actor: whoever may act). A server that
+   * requires sealed states answers only for one actor with its credential: then,
+   * with no actor, the handle's credentials ask for the table and every seat.
+   */
   async legalActions(game: GameHandle, actor?: Actor): Promise<Action[]> {
-    return (await this.call((o) => this.stub.legalActions({ ...stateOf(game), actor }, o))).actions;
+    const creds = game.credentials;
+    if (!actor && hasCredentials(creds) && this.perActor) return this.legalActionsPerActor(game);
+    try {
+      const signed = actor ? withActorCredential(creds, actor) : undefined;
+      return (await this.call((o) => this.stub.legalActions({ ...stateOf(game), actor: signed }, o))).actions;
+    } catch (err) {
+      if (!actor && hasCredentials(creds) && err instanceof RefereeError && NEEDS_AN_ACTOR.includes(err.code)) {
+        this.perActor = true;
+        return this.legalActionsPerActor(game);
+      }
+      throw err;
+    }
+  }
+
+  private async legalActionsPerActor(game: GameHandle): Promise<Action[]> {
+    const actors = [TABLE, ...game.credentials.seats.map((_, n) => seatActor(n))];
+    const found: Action[] = [];
+    for (const actor of actors) found.push(...(await this.legalActions(game, actor)));
+    return found;
   }
 
   /** What `viewer` may see of the game. */
   async view(game: GameHandle, viewer: Viewer): Promise<ViewStateResponse> {
-    return this.call((o) => this.stub.viewState({ ...stateOf(game), viewer }, o));
+    const signed = withViewerCredential(game.credentials, viewer);
+    return this.call((o) => this.stub.viewState({ ...stateOf(game), viewer: signed }, o));
   }
 
   /** Referee a whole list of actions from the start: each verdict and the hash chain. */

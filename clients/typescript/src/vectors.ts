@@ -1,12 +1,15 @@
-// Golden replay vectors (tests/vectors/*.json): every client replays the same
-// files and must get the same verdicts and the same final hash.
-import { readdirSync, readFileSync, existsSync } from "node:fs";
+// Golden replay vectors (tests/vectors/*.json): GameLog messages in their
+// protobuf JSON form (docs/trust.md). Every client replays the same files
+// through the server and must get every verdict, violation code and state
+// hash, and the final hash, that the file records.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { fromJsonString } from "@bufbuild/protobuf";
 
 import type { RefereeClient } from "./client.js";
 import { Verdict } from "./gen/referee/v1/common_pb.js";
-import { ActionSchema, GameConfigSchema, type Action } from "./gen/referee/v1/referee_pb.js";
+import { GameLogSchema, type Action } from "./gen/referee/v1/referee_pb.js";
 
 export interface VectorResult {
   file: string;
@@ -14,68 +17,47 @@ export interface VectorResult {
   failures: string[];
 }
 
-const fromHex = (s: string) => new Uint8Array(Buffer.from(s, "hex"));
-const toHex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
-/** The verdict name as written in a vector: "VERDICT_ACCEPTED" or "ACCEPTED". */
-function verdictName(v: unknown): string {
-  return String(v).replace(/^VERDICT_/, "");
-}
-
-interface Expected {
-  verdicts: (string | undefined)[];
-  hashes: (string | undefined)[];
-}
-
-function expectations(vector: Record<string, unknown>, count: number): Expected {
-  const verdicts: (string | undefined)[] = new Array(count).fill(undefined);
-  const hashes: (string | undefined)[] = new Array(count).fill(undefined);
-  const list = (vector["verdicts"] ?? vector["expectedVerdicts"]) as unknown[] | undefined;
-  list?.forEach((v, i) => (verdicts[i] = verdictName(v)));
-  const steps = vector["steps"] as Record<string, unknown>[] | undefined;
-  steps?.forEach((s, i) => {
-    if (s["verdict"] !== undefined) verdicts[i] = verdictName(s["verdict"]);
-    if (typeof s["stateHash"] === "string") hashes[i] = s["stateHash"].toLowerCase();
-  });
-  return { verdicts, hashes };
-}
-
-function actionsOf(vector: Record<string, unknown>): Action[] {
-  const raw = (vector["actions"] ??
-    (vector["steps"] as Record<string, unknown>[] | undefined)?.map((s) => s["action"])) as JsonValue[];
-  if (!Array.isArray(raw)) throw new Error("no actions");
-  return raw.map((a) => fromJson(ActionSchema, a));
-}
-
-/** Replay one vector file through the server; each failure is a line. */
+/** Replay one vector file through the server; each difference from the file is a line. */
 export async function runVector(client: RefereeClient, file: string): Promise<VectorResult> {
-  const vector = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-  const config = fromJson(GameConfigSchema, vector["config"] as JsonValue);
-  const seed = fromHex(String(vector["seed"]));
-  const entropy = ((vector["seatEntropy"] as string[] | undefined) ?? []).map(fromHex);
-  const actions = actionsOf(vector);
-  const expected = expectations(vector, actions.length);
+  const log = fromJsonString(GameLogSchema, readFileSync(file, "utf8"));
   const failures: string[] = [];
-  const reply = await client.replay(config, seed, actions, { seatEntropy: entropy });
-  if (reply.steps.length !== actions.length) {
-    failures.push(`${reply.steps.length} steps for ${actions.length} actions`);
+  if (!log.config) failures.push("the log has no config");
+  const actions: Action[] = log.entries.flatMap((e) => (e.action ? [e.action] : []));
+  if (actions.length !== log.entries.length) failures.push("an entry has no action");
+  const commitment = createHash("sha256").update(log.seed).digest();
+  if (log.seedCommitment.length > 0 && hex(commitment) !== hex(log.seedCommitment)) {
+    failures.push("the seed does not match the seed commitment");
+  }
+  if (failures.length > 0 || !log.config) return { file, actions: actions.length, failures };
+
+  const reply = await client.replay(log.config, log.seed, actions, { seatEntropy: log.seatEntropy });
+  if (hex(reply.initialHash) !== hex(log.initialHash)) {
+    failures.push(`initial hash ${hex(reply.initialHash)}, expected ${hex(log.initialHash)}`);
+  }
+  if (reply.steps.length !== log.entries.length) {
+    failures.push(`${reply.steps.length} steps for ${log.entries.length} actions`);
   }
   reply.steps.forEach((step, i) => {
-    const got = Verdict[step.verdict];
-    if (expected.verdicts[i] !== undefined && got !== expected.verdicts[i]) {
-      failures.push(`action ${i}: verdict ${got}, expected ${expected.verdicts[i]}`);
+    const entry = log.entries[i];
+    if (!entry) return;
+    if (step.verdict !== entry.verdict) {
+      failures.push(`action ${i}: verdict ${Verdict[step.verdict]}, expected ${Verdict[entry.verdict]}`);
     }
-    if (expected.hashes[i] !== undefined && toHex(step.stateHash) !== expected.hashes[i]) {
-      failures.push(`action ${i}: state hash ${toHex(step.stateHash)}, expected ${expected.hashes[i]}`);
+    const codes = step.violations.map((v) => v.code).join(",");
+    if (codes !== entry.violations.join(",")) {
+      failures.push(`action ${i}: violations [${codes}], expected [${entry.violations.join(",")}]`);
+    }
+    if (hex(step.stateHash) !== hex(entry.stateHash)) {
+      failures.push(`action ${i}: state hash ${hex(step.stateHash)}, expected ${hex(entry.stateHash)}`);
     }
   });
-  if (typeof vector["initialHash"] === "string" && toHex(reply.initialHash) !== vector["initialHash"].toLowerCase()) {
-    failures.push(`initial hash ${toHex(reply.initialHash)}, expected ${vector["initialHash"]}`);
+  if (hex(reply.finalHash) !== hex(log.finalHash)) {
+    failures.push(`final hash ${hex(reply.finalHash)}, expected ${hex(log.finalHash)}`);
   }
-  const finalHash = String(vector["finalHash"] ?? "").toLowerCase();
-  if (!finalHash) failures.push("the vector has no finalHash");
-  else if (toHex(reply.finalHash) !== finalHash) {
-    failures.push(`final hash ${toHex(reply.finalHash)}, expected ${finalHash}`);
+  if (reply.finalState && reply.finalState.rulesVersion !== log.rulesVersion) {
+    failures.push(`rules version ${reply.finalState.rulesVersion}, expected ${log.rulesVersion}`);
   }
   return { file, actions: actions.length, failures };
 }

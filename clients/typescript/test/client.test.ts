@@ -12,12 +12,13 @@ import {
   TABLE,
   gameConfig,
   handleOf,
+  onlySeat,
   playGame,
   seatActor,
   seatViewer,
   stateOf,
 } from "../src/index.js";
-import { address } from "./support.js";
+import { address, sealedAddress, strictAddress } from "./support.js";
 
 const SEED = new Uint8Array(32).map((_, i) => i);
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -133,4 +134,33 @@ test("a sealed game handle sends the token back, never a state", () => {
   const plain = handleOf(create(GameStateSchema, { rulesVersion: "x/1" }), new Uint8Array(), new Uint8Array(32), undefined);
   assert.equal(stateOf(plain).state?.rulesVersion, "x/1");
   assert.throws(() => handleOf(undefined, new Uint8Array(), new Uint8Array(), undefined));
+});
+
+test("a sealing server's tokens are carried back, never a state", async () => {
+  const client = new RefereeClient(sealedAddress());
+  const played = await playGame(client, gameConfig("earl_of_coventry", { seats: 3 }), { seed: SEED, botSeed: 2 });
+  assert.ok(played.game.sealedState.length > 0);
+  assert.equal(played.game.state, undefined);
+  assert.equal(played.game.credentials.seats.length, 3);
+});
+
+test("a server that requires sealed states: credentials on every actor", async () => {
+  const client = new RefereeClient(strictAddress());
+  const played = await playGame(client, gameConfig("earl_of_coventry", { seats: 4 }), { botSeed: 2 });
+  assert.ok(played.game.scoreboard.finished && played.game.sealedState.length > 0);
+  const { game } = await client.newGame(gameConfig("earl_of_coventry", { seats: 3 }));
+  const [action] = await client.legalActions(game);
+  assert.ok(action?.actor?.kind.case === "seat");
+  const turn = action.actor.kind.value;
+  const other = { ...game, credentials: onlySeat(game.credentials, (turn + 1) % 3) };
+  await assert.rejects(
+    client.apply(other, action),
+    (err: unknown) => err instanceof RefereeError && err.code === Code.PermissionDenied,
+  );
+  const mine = await client.apply({ ...game, credentials: onlySeat(game.credentials, turn) }, action);
+  assert.ok(mine.accepted);
+  await assert.rejects(
+    client.newGame(gameConfig("earl_of_coventry"), { seed: SEED }),
+    (err: unknown) => err instanceof RefereeError && err.code === Code.FailedPrecondition,
+  );
 });
