@@ -8,6 +8,7 @@ install it: a client that was not tested must never look like a pass.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -60,6 +61,27 @@ def served_games(client: Client) -> list[str]:
     games = [g.id for g in client.list_games()]
     assert "earl_of_coventry" in games
     return games
+
+
+def addresses(plain: ServerThread, sealing: ServerThread, strict: ServerThread) -> dict[str, str]:
+    """The environment the TypeScript and Go test suites read their three servers from."""
+    return {
+        "REFEREE_ADDRESS": plain.address,
+        "REFEREE_SEALED_ADDRESS": sealing.address,
+        "REFEREE_STRICT_ADDRESS": strict.address,
+    }
+
+
+def assert_vectors_ran(output: str) -> None:
+    """Every golden vector was replayed by a client's suite, or the output says there are none."""
+    vectors = ROOT / "tests" / "vectors"
+    if not vectors.is_dir():
+        assert "golden vectors:" in output and "does not exist" in output
+        return
+    files = sorted(vectors.glob("*.json"))
+    assert files
+    for f in files:
+        assert re.search(rf"vector (ok: .*)?{re.escape(f.name)}", output), f"{f.name} not replayed"
 
 
 def require_tool(name: str, install: str) -> str:

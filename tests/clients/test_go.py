@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..server_thread import ServerThread
-from .conftest import CLIENTS, require_tool, run
+from .conftest import CLIENTS, addresses, assert_vectors_ran, require_tool, run
 
 GO = CLIENTS / "go"
 INSTALL = (
@@ -30,18 +30,20 @@ def test_go_vet_and_gofmt() -> None:
     assert fmt.returncode == 0 and not fmt.stdout.strip(), f"not gofmt'd: {fmt.stdout}"
 
 
-def test_go_tests_pass_against_the_server(server: ServerThread) -> None:
+def test_go_tests_pass_against_the_server(
+    server: ServerThread, sealing_server: ServerThread, strict_server: ServerThread
+) -> None:
     _vendor()
     result = run(
         ["go", "test", "-count=1", "-v", "./..."],
         cwd=GO,
-        env={**ENV, "REFEREE_ADDRESS": server.address},
+        env={**ENV, **addresses(server, sealing_server, strict_server)},
     )
     out = result.stdout + result.stderr
     assert result.returncode == 0, out
     assert re.search(r"^ok\s+referee/clients/go/referee", out, re.M), out
     assert "--- FAIL" not in out and "--- SKIP" not in out, out
-    assert "golden vectors:" in out or "vector " in out
+    assert_vectors_ran(out)
 
 
 def test_go_example_bot_plays_every_game(server: ServerThread, served_games: list[str]) -> None:

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -29,6 +30,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	refereev1 "referee/clients/go/gen/referee/v1"
 )
@@ -51,7 +53,8 @@ type Options struct {
 type Client struct {
 	Conn *grpc.ClientConn
 	// Stub is the generated client, for anything this wrapper does not cover.
-	Stub refereev1.RefereeServiceClient
+	Stub     refereev1.RefereeServiceClient
+	perActor atomic.Bool // the server wants an actor in LegalActions (--require-sealed)
 }
 
 // Dial connects to address (host:port), in plaintext unless opts.DialOptions
@@ -167,6 +170,72 @@ func AsError(err error) (*Error, bool) {
 	return e, ok
 }
 
+// Credentials are what a sealing server returned with NewGame (docs/trust.md):
+// one per seat (index = seat) and the table's. A platform holds them all; hand
+// each player only its own (OnlySeat). Empty with a server that does not seal.
+type Credentials struct {
+	Seats [][]byte
+	Table []byte
+}
+
+// Empty tells whether there is no credential at all.
+func (c Credentials) Empty() bool { return len(c.Seats) == 0 && len(c.Table) == 0 }
+
+// OnlySeat is what the player of seat n should hold: its own credential only.
+func (c Credentials) OnlySeat(n uint32) Credentials {
+	out := Credentials{Seats: make([][]byte, len(c.Seats))}
+	if int(n) < len(c.Seats) {
+		out.Seats[n] = c.Seats[n]
+	}
+	return out
+}
+
+func (c Credentials) seat(n uint32) []byte {
+	if int(n) < len(c.Seats) {
+		return c.Seats[n]
+	}
+	return nil
+}
+
+// actor is actor with its credential, when it has none and one is held.
+func (c Credentials) actor(a *refereev1.Actor) *refereev1.Actor {
+	if a == nil || len(a.GetCredential()) > 0 {
+		return a
+	}
+	var credential []byte
+	switch k := a.GetKind().(type) {
+	case *refereev1.Actor_Seat:
+		credential = c.seat(k.Seat)
+	case *refereev1.Actor_Table:
+		credential = c.Table
+	}
+	if len(credential) == 0 {
+		return a
+	}
+	out := proto.Clone(a).(*refereev1.Actor)
+	out.Credential = credential
+	return out
+}
+
+// viewer is viewer with its credential, when it is a seat without one and one is held.
+func (c Credentials) viewer(v *refereev1.Viewer) *refereev1.Viewer {
+	k, ok := v.GetKind().(*refereev1.Viewer_Seat)
+	if !ok || len(v.GetCredential()) > 0 || len(c.seat(k.Seat)) == 0 {
+		return v
+	}
+	out := proto.Clone(v).(*refereev1.Viewer)
+	out.Credential = c.seat(k.Seat)
+	return out
+}
+
+func (c Credentials) viewers(vs []*refereev1.Viewer) []*refereev1.Viewer {
+	out := make([]*refereev1.Viewer, len(vs))
+	for i, v := range vs {
+		out[i] = c.viewer(v)
+	}
+	return out
+}
+
 // GameHandle is the state of one game as the server last returned it, plain
 // or sealed. Treat it as opaque: pass it back to the Client.
 type GameHandle struct {
@@ -178,6 +247,15 @@ type GameHandle struct {
 	// StateHash is SHA-256 of the state's canonical serialization.
 	StateHash  []byte
 	Scoreboard *refereev1.Scoreboard
+	// Credentials of a sealing server, put on every actor and seat viewer that has none.
+	Credentials Credentials
+}
+
+// WithCredentials is the same state holding other credentials (e.g. one player's own only).
+func (g *GameHandle) WithCredentials(c Credentials) *GameHandle {
+	out := *g
+	out.Credentials = c
+	return &out
 }
 
 // Finished tells whether the match or session is over.
@@ -194,14 +272,14 @@ func (g *GameHandle) plainOrSealed() (*refereev1.GameState, []byte) {
 	return g.State, nil
 }
 
-func handle(state *refereev1.GameState, sealed, hash []byte, board *refereev1.Scoreboard) (*GameHandle, error) {
+func handle(state *refereev1.GameState, sealed, hash []byte, board *refereev1.Scoreboard, creds Credentials) (*GameHandle, error) {
 	if state == nil && len(sealed) == 0 {
 		return nil, errors.New("the server returned neither a state nor a sealed state")
 	}
 	if board == nil {
 		board = &refereev1.Scoreboard{}
 	}
-	return &GameHandle{State: state, SealedState: sealed, StateHash: hash, Scoreboard: board}, nil
+	return &GameHandle{State: state, SealedState: sealed, StateHash: hash, Scoreboard: board, Credentials: creds}, nil
 }
 
 // Started is the answer to NewGame.
@@ -246,7 +324,8 @@ func (c *Client) NewGame(ctx context.Context, config *refereev1.GameConfig, o Ne
 	if err != nil {
 		return nil, wrap(err)
 	}
-	g, err := handle(r.GetState(), r.GetSealedState(), r.GetStateHash(), r.GetScoreboard())
+	creds := Credentials{Seats: r.GetSeatCredentials(), Table: r.GetTableCredential()}
+	g, err := handle(r.GetState(), r.GetSealedState(), r.GetStateHash(), r.GetScoreboard(), creds)
 	if err != nil {
 		return nil, err
 	}
@@ -256,13 +335,18 @@ func (c *Client) NewGame(ctx context.Context, config *refereev1.GameConfig, o Ne
 // Apply referees one action.
 func (c *Client) Apply(ctx context.Context, game *GameHandle, action *refereev1.Action, views []*refereev1.Viewer) (*Applied, error) {
 	state, sealed := game.plainOrSealed()
+	creds := game.Credentials
+	if signed := creds.actor(action.GetActor()); signed != action.GetActor() {
+		action = proto.Clone(action).(*refereev1.Action)
+		action.Actor = signed
+	}
 	r, err := c.Stub.ApplyAction(ctx, &refereev1.ApplyActionRequest{
-		State: state, SealedState: sealed, Action: action, Views: views,
+		State: state, SealedState: sealed, Action: action, Views: creds.viewers(views),
 	})
 	if err != nil {
 		return nil, wrap(err)
 	}
-	g, err := handle(r.GetState(), r.GetSealedState(), r.GetStateHash(), r.GetScoreboard())
+	g, err := handle(r.GetState(), r.GetSealedState(), r.GetStateHash(), r.GetScoreboard(), creds)
 	if err != nil {
 		return nil, err
 	}
@@ -270,19 +354,47 @@ func (c *Client) Apply(ctx context.Context, game *GameHandle, action *refereev1.
 }
 
 // LegalActions lists every action actor may take now (nil: whoever may act).
+// A server that requires sealed states answers only for one actor with its
+// credential: then, with no actor, the handle's credentials ask for the table
+// and for every seat, and the answers are joined.
 func (c *Client) LegalActions(ctx context.Context, game *GameHandle, actor *refereev1.Actor) ([]*refereev1.Action, error) {
+	creds := game.Credentials
+	if actor == nil && !creds.Empty() && c.perActor.Load() {
+		return c.legalActionsPerActor(ctx, game)
+	}
 	state, sealed := game.plainOrSealed()
-	r, err := c.Stub.LegalActions(ctx, &refereev1.LegalActionsRequest{State: state, SealedState: sealed, Actor: actor})
+	r, err := c.Stub.LegalActions(ctx, &refereev1.LegalActionsRequest{State: state, SealedState: sealed, Actor: creds.actor(actor)})
 	if err != nil {
+		if code := status.Code(err); actor == nil && !creds.Empty() &&
+			(code == codes.InvalidArgument || code == codes.FailedPrecondition || code == codes.PermissionDenied) {
+			c.perActor.Store(true)
+			return c.legalActionsPerActor(ctx, game)
+		}
 		return nil, wrap(err)
 	}
 	return r.GetActions(), nil
 }
 
+func (c *Client) legalActionsPerActor(ctx context.Context, game *GameHandle) ([]*refereev1.Action, error) {
+	actors := []*refereev1.Actor{Table}
+	for n := range game.Credentials.Seats {
+		actors = append(actors, SeatActor(uint32(n)))
+	}
+	var found []*refereev1.Action
+	for _, a := range actors {
+		actions, err := c.LegalActions(ctx, game, a)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, actions...)
+	}
+	return found, nil
+}
+
 // View returns what viewer may see of the game.
 func (c *Client) View(ctx context.Context, game *GameHandle, viewer *refereev1.Viewer) (*refereev1.ViewStateResponse, error) {
 	state, sealed := game.plainOrSealed()
-	r, err := c.Stub.ViewState(ctx, &refereev1.ViewStateRequest{State: state, SealedState: sealed, Viewer: viewer})
+	r, err := c.Stub.ViewState(ctx, &refereev1.ViewStateRequest{State: state, SealedState: sealed, Viewer: game.Credentials.viewer(viewer)})
 	return r, wrap(err)
 }
 

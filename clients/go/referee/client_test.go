@@ -23,6 +23,65 @@ var seed = func() []byte {
 	return b
 }()
 
+func dialEnv(t *testing.T, name, what string) *Client {
+	t.Helper()
+	address := os.Getenv(name)
+	if address == "" {
+		t.Fatalf("%s is not set: a server with %s (tests/clients starts one)", name, what)
+	}
+	c, err := Dial(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestSealingServerTokensAreCarriedBack(t *testing.T) {
+	c := dialEnv(t, "REFEREE_SEALED_ADDRESS", "--seal-keys-file")
+	played, err := PlayGame(context.Background(), c, config(t, "earl_of_coventry", `{"seats": 3}`), PlayOptions{Seed: seed, BotSeed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !played.Game.Sealed() || played.Game.State != nil || len(played.Game.Credentials.Seats) != 3 {
+		t.Fatal("a sealing server's game must be carried as a token with credentials")
+	}
+}
+
+func TestRequireSealedCredentialsOnEveryActor(t *testing.T) {
+	c := dialEnv(t, "REFEREE_STRICT_ADDRESS", "--require-sealed")
+	ctx := context.Background()
+	played, err := PlayGame(ctx, c, config(t, "earl_of_coventry", `{"seats": 4}`), PlayOptions{BotSeed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !played.Game.Finished() || !played.Game.Sealed() {
+		t.Fatal("not finished, or not sealed")
+	}
+	started, err := c.NewGame(ctx, config(t, "earl_of_coventry", `{"seats": 3}`), NewGameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	game := started.Game
+	actions, err := c.LegalActions(ctx, game, nil)
+	if err != nil || len(actions) == 0 {
+		t.Fatal(err, actions)
+	}
+	turn := actions[0].GetActor().GetSeat()
+	_, err = c.Apply(ctx, game.WithCredentials(game.Credentials.OnlySeat((turn+1)%3)), actions[0], nil)
+	if e, ok := AsError(err); !ok || e.Code != codes.PermissionDenied || e.Reason != "SEAT_CREDENTIAL_INVALID" {
+		t.Fatalf("acting for another seat: %v", err)
+	}
+	applied, err := c.Apply(ctx, game.WithCredentials(game.Credentials.OnlySeat(turn)), actions[0], nil)
+	if err != nil || !applied.Accepted() {
+		t.Fatalf("acting for its own seat: %v", err)
+	}
+	_, err = c.NewGame(ctx, config(t, "earl_of_coventry", ""), NewGameOptions{Seed: seed})
+	if e, ok := AsError(err); !ok || e.Reason != "CLIENT_SEED_REFUSED" {
+		t.Fatalf("a client seed: %v", err)
+	}
+}
+
 // dial connects to the server under test: REFEREE_ADDRESS must be set (a
 // missing server is a failure, never a skip).
 func dial(t *testing.T) *Client {
@@ -224,7 +283,7 @@ func TestServerDownIsUnavailable(t *testing.T) {
 }
 
 func TestSealedHandleSendsTheToken(t *testing.T) {
-	g, err := handle(&refereev1.GameState{RulesVersion: "x/1"}, []byte{1, 2, 3}, nil, nil)
+	g, err := handle(&refereev1.GameState{RulesVersion: "x/1"}, []byte{1, 2, 3}, nil, nil, Credentials{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,11 +291,11 @@ func TestSealedHandleSendsTheToken(t *testing.T) {
 	if state != nil || !bytes.Equal(sealed, []byte{1, 2, 3}) {
 		t.Fatal("a sealed handle must send its token and no state")
 	}
-	g, _ = handle(&refereev1.GameState{RulesVersion: "x/1"}, nil, nil, nil)
+	g, _ = handle(&refereev1.GameState{RulesVersion: "x/1"}, nil, nil, nil, Credentials{})
 	if state, sealed := g.plainOrSealed(); state.GetRulesVersion() != "x/1" || sealed != nil {
 		t.Fatal("a plain handle sends its state")
 	}
-	if _, err := handle(nil, nil, nil, nil); err == nil {
+	if _, err := handle(nil, nil, nil, nil, Credentials{}); err == nil {
 		t.Fatal("a response without a state must be an error")
 	}
 }
