@@ -89,10 +89,20 @@ def _value_text(fd: FieldDescriptor, value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def _fields(message: Message) -> list[tuple[Any, Any]]:
+    """The set fields of a message, and its ``seat`` first even when it is seat 0."""
+    fields: list[tuple[Any, Any]] = list(message.ListFields())
+    seat_field: Any = message.DESCRIPTOR.fields_by_name.get("seat")
+    if seat_field is not None and seat_field.type == FieldDescriptor.TYPE_UINT32:
+        rest = [(fd, v) for fd, v in fields if fd is not seat_field]
+        fields = [(seat_field, getattr(message, seat_field.name)), *rest]
+    return fields
+
+
 def describe(message: Message) -> str:
     """Any message on one line: its set fields, cards as ``Q♥``, enums in words."""
     parts = []
-    for fd, value in message.ListFields():
+    for fd, value in _fields(message):
         name = fd.name.replace("_", " ")
         if fd.is_repeated:
             if fd.message_type is cards_pb2.Card.DESCRIPTOR:
@@ -246,21 +256,24 @@ def _earl_table(view: eoc.EarlOfCoventryView, me: int | None) -> list[str]:
     return lines
 
 
-def _generic_lines(message: Message, indent: str = "  ") -> list[str]:
+def _generic_lines(message: Message, me: int | None, indent: str = "  ") -> list[str]:
     lines = []
     for fd, value in message.ListFields():
         name = fd.name.replace("_", " ")
+        if fd.name == "config":
+            continue  # shown once, at the start
         if fd.is_repeated:
             if fd.message_type is cards_pb2.Card.DESCRIPTOR:
                 lines.append(f"{indent}{name}: {cards_text(value)}")
             elif fd.type == FieldDescriptor.TYPE_MESSAGE:
                 for item in value:
-                    lines.append(f"{indent}{name}: {describe(item)}")
+                    you = " (you)" if me is not None and getattr(item, "seat", None) == me else ""
+                    lines.append(f"{indent}{name}: {describe(item)}{you}")
             else:
                 lines.append(f"{indent}{name}: {', '.join(_value_text(fd, v) for v in value)}")
         elif fd.type == FieldDescriptor.TYPE_MESSAGE and not isinstance(value, cards_pb2.Card):
             lines.append(f"{indent}{name}:")
-            lines.extend(_generic_lines(value, indent + "  "))
+            lines.extend(_generic_lines(value, me, indent + "  "))
         else:
             lines.append(f"{indent}{name}: {_value_text(fd, value)}")
     return lines
@@ -273,7 +286,7 @@ def table_text(view: referee_pb2.GameView, me: int | None = None) -> list[str]:
         return _earl_table(inner, me)
     if inner is None:
         return ["(empty view)"]
-    return [f"{game} (version {view.version}):", *_generic_lines(inner)]
+    return [f"{game} (version {view.version}):", *_generic_lines(inner, me)]
 
 
 # ---------------------------------------------------------------- playing
@@ -357,6 +370,9 @@ def run_game(
     seats = len(started.response.scoreboard.seats)
     commitment = started.response.seed_commitment
     view: referee_pb2.GameView | None = started.views[0] if started.views else None
+    _, options = _case(game_config, "game")
+    if options is not None and options.ListFields():
+        print(f"options: {describe(options)}", file=out)
     print(f"seed commitment {commitment.hex()}", file=out)
     for event in view.events if view is not None else started.events:
         print(f"  {event_text(event)}", file=out)

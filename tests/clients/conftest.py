@@ -58,8 +58,13 @@ def client(server: ServerThread) -> Iterator[Client]:
 
 @pytest.fixture(scope="session")
 def served_games(client: Client) -> list[str]:
+    """Every game the server serves, which must be every game this repository implements:
+    each client test plays them all (Écarté included as soon as it is registered)."""
+    from referee.codec import all_codecs
+
     games = [g.id for g in client.list_games()]
     assert "earl_of_coventry" in games
+    assert set(games) == {c.rules.game_id for c in all_codecs()}
     return games
 
 
