@@ -128,5 +128,26 @@ def cards_of(mask: int) -> Iterator[int]:
         mask ^= low
 
 
+_SUIT_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = ()
+
+
+def _suit_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each suit, the card codes of every 13-bit pattern of that suit (built once)."""
+    global _SUIT_TABLES
+    if not _SUIT_TABLES:
+        _SUIT_TABLES = tuple(
+            tuple(tuple(13 * s + r for r in range(13) if bits >> r & 1) for bits in range(8192))
+            for s in range(4)
+        )
+    return _SUIT_TABLES
+
+
 def card_list(mask: int) -> list[int]:
-    return list(cards_of(mask))
+    """The card codes of a 52-bit mask, in canonical order (table lookups per suit)."""
+    t = _SUIT_TABLES or _suit_tables()
+    return [
+        *t[0][mask & 0x1FFF],
+        *t[1][mask >> 13 & 0x1FFF],
+        *t[2][mask >> 26 & 0x1FFF],
+        *t[3][mask >> 39 & 0x1FFF],
+    ]

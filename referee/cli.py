@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from referee import __version__
@@ -59,8 +61,41 @@ def _choice(choices: Sequence[str]) -> Callable[[str], str]:
     return parse
 
 
+def _optional(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An optional setting: empty (or ``none``/``off``) means not set."""
+
+    def parse_optional(text: str) -> Any:
+        if text.strip().lower() in ("", "none", "off"):
+            return None
+        return parse(text)
+
+    return parse_optional
+
+
+def _workers(text: str) -> int:
+    from referee.workers import available_cpus
+
+    if text.strip().lower() == "auto":
+        return available_cpus()
+    return _int_range(1, 1024)(text)
+
+
+def _path(text: str) -> Path:
+    return Path(text).expanduser()
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    for n in names:
+        if not re.fullmatch(r"/?[A-Za-z_][\w.]*(/\w+)?", n):
+            raise argparse.ArgumentTypeError(
+                f"{n!r} is not a service (pkg.Service) or method (/pkg.Service/Method) name"
+            )
+    return names
+
+
 def _add_setting(
-    parser: argparse.ArgumentParser,
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     flag: str,
     env: str,
     default: str,
@@ -72,12 +107,224 @@ def _add_setting(
     try:
         value = parse(raw)
     except argparse.ArgumentTypeError as e:
-        parser.exit(2, f"{parser.prog}: error: environment {ENV_PREFIX}{env}: {e}\n")
+        print(f"referee: error: environment {ENV_PREFIX}{env}: {e}", file=sys.stderr)
+        sys.exit(2)
     parser.add_argument(
         flag,
         type=parse,
         default=value,
         help=f"{help_text} (env {ENV_PREFIX}{env}; default {default or 'none'})",
+    )
+
+
+def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
+    """The settings of issue 7: processes, connections, limits, probes, metrics, TLS, auth."""
+    from referee.auth import DEFAULT_EXEMPT
+
+    seconds = _positive_float
+    port = _optional(_int_range(0, 65535))
+    path = _optional(_path)
+    group = serve.add_argument_group("processes and limits")
+    _add_setting(
+        group,
+        "--workers",
+        "WORKERS",
+        "auto",
+        _workers,
+        "worker processes sharing the port (SO_REUSEPORT: the kernel spreads connections, "
+        "not calls, over them); auto: the CPUs available (cgroup quota included)",
+    )
+    _add_setting(
+        group,
+        "--max-concurrent-rpcs",
+        "MAX_CONCURRENT_RPCS",
+        "0",
+        _int_range(0, 1_000_000),
+        "calls in flight per worker beyond which a call is refused with RESOURCE_EXHAUSTED "
+        "(0: no limit; health and reflection are never limited)",
+    )
+    _add_setting(
+        group,
+        "--drain-delay-seconds",
+        "DRAIN_DELAY_SECONDS",
+        "0",
+        seconds,
+        "on SIGTERM, how long to keep serving with health NOT_SERVING before draining "
+        "(lets load balancers and endpoints notice)",
+    )
+    group = serve.add_argument_group("connections")
+    _add_setting(
+        group,
+        "--keepalive-time-seconds",
+        "KEEPALIVE_TIME_SECONDS",
+        "60",
+        seconds,
+        "ping a connection after this long without activity",
+    )
+    _add_setting(
+        group,
+        "--keepalive-timeout-seconds",
+        "KEEPALIVE_TIMEOUT_SECONDS",
+        "20",
+        seconds,
+        "close a connection whose ping is not answered within this",
+    )
+    _add_setting(
+        group,
+        "--keepalive-min-client-interval-seconds",
+        "KEEPALIVE_MIN_CLIENT_INTERVAL_SECONDS",
+        "10",
+        seconds,
+        "shortest interval between client keepalive pings accepted (faster: GOAWAY)",
+    )
+    _add_setting(
+        group,
+        "--max-connection-age-seconds",
+        "MAX_CONNECTION_AGE_SECONDS",
+        "300",
+        seconds,
+        "close connections (GOAWAY) after this long so that clients re-resolve and "
+        "spread over new replicas (0: never)",
+    )
+    _add_setting(
+        group,
+        "--max-connection-age-grace-seconds",
+        "MAX_CONNECTION_AGE_GRACE_SECONDS",
+        "60",
+        seconds,
+        "time given to calls in flight on a connection closed for its age",
+    )
+    _add_setting(
+        group,
+        "--max-connection-idle-seconds",
+        "MAX_CONNECTION_IDLE_SECONDS",
+        "0",
+        seconds,
+        "close connections without calls for this long (0: never)",
+    )
+    group = serve.add_argument_group("probes and metrics")
+    _add_setting(
+        group,
+        "--health-port",
+        "HEALTH_PORT",
+        "",
+        port,
+        "a separate plaintext port serving only grpc.health.v1.Health, for probes when "
+        "the service port needs TLS or tokens (bind it to the pod, do not expose it)",
+    )
+    _add_setting(group, "--health-host", "HEALTH_HOST", "0.0.0.0", str, "health port address")
+    _add_setting(
+        group,
+        "--metrics-port",
+        "METRICS_PORT",
+        "",
+        port,
+        "serve Prometheus metrics over HTTP on this port (all workers summed)",
+    )
+    _add_setting(group, "--metrics-host", "METRICS_HOST", "0.0.0.0", str, "metrics port address")
+    group = serve.add_argument_group("TLS and authentication")
+    _add_setting(group, "--tls-cert", "TLS_CERT", "", path, "PEM certificate chain: serve TLS")
+    _add_setting(group, "--tls-key", "TLS_KEY", "", path, "PEM private key of --tls-cert")
+    _add_setting(
+        group,
+        "--tls-client-ca",
+        "TLS_CLIENT_CA",
+        "",
+        path,
+        "PEM CA bundle: require client certificates signed by it (mutual TLS)",
+    )
+    _add_setting(
+        group,
+        "--auth-tokens-file",
+        "AUTH_TOKENS_FILE",
+        "",
+        path,
+        "file of accepted bearer tokens, one 'TOKEN' or 'NAME TOKEN' a line; clients send "
+        "'authorization: Bearer TOKEN'",
+    )
+    _add_setting(
+        group,
+        "--auth-tokens",
+        "AUTH_TOKENS",
+        "",
+        str,
+        "accepted bearer tokens, comma-separated 'TOKEN' or 'NAME=TOKEN' (prefer the "
+        "variable or the file: a command line is visible to other processes)",
+    )
+    _add_setting(
+        group,
+        "--auth-exempt",
+        "AUTH_EXEMPT",
+        ",".join(DEFAULT_EXEMPT),
+        _names,
+        "services or methods callable without a token, comma-separated ('' for none)",
+    )
+
+
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """ServerSettings from the parsed flags, with the checks that span several of
+    them (files, ports); a problem exits 2 with a message naming the setting."""
+    from referee.auth import TokenError, TokenSet
+    from referee.server import ServerSettings
+    from referee.tls import TlsError, TlsFiles
+
+    def fail(message: str) -> None:
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+    tls = None
+    if (args.tls_cert is None) != (args.tls_key is None):
+        fail("--tls-cert and --tls-key (REFEREE_TLS_CERT, REFEREE_TLS_KEY) go together")
+    if args.tls_client_ca is not None and args.tls_cert is None:
+        fail("--tls-client-ca (mutual TLS) needs --tls-cert and --tls-key")
+    if args.tls_cert is not None:
+        tls = TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca)
+        try:
+            tls.check()
+        except TlsError as e:
+            fail(str(e))
+    try:
+        auth = TokenSet.load(args.auth_tokens_file, args.auth_tokens or "", args.auth_exempt)
+    except TokenError as e:
+        fail(f"authentication tokens: {e}")
+    ports = [("--port", args.host, args.port)]
+    if args.health_port is not None:
+        ports.append(("--health-port", args.health_host, args.health_port))
+    if args.metrics_port is not None:
+        ports.append(("--metrics-port", args.metrics_host, args.metrics_port))
+    for i, (flag, _, number) in enumerate(ports):
+        for other, _, other_number in ports[:i]:
+            if number and number == other_number:
+                fail(f"{flag} and {other} are both {number}: they need different ports")
+    if args.workers > 1:
+        import socket
+
+        if not hasattr(socket, "SO_REUSEPORT"):
+            fail("--workers above 1 needs SO_REUSEPORT (Linux); use --workers 1")
+    if args.keepalive_time_seconds < 1 or args.keepalive_timeout_seconds < 1:
+        fail("--keepalive-time-seconds and --keepalive-timeout-seconds must be at least 1")
+    return ServerSettings(
+        host=args.host,
+        port=args.port,
+        max_message_bytes=args.max_message_bytes,
+        grace_seconds=args.grace_seconds,
+        max_replay_actions=args.max_replay_actions,
+        max_concurrent_rpcs=args.max_concurrent_rpcs,
+        keepalive_time_seconds=args.keepalive_time_seconds,
+        keepalive_timeout_seconds=args.keepalive_timeout_seconds,
+        keepalive_min_client_interval_seconds=args.keepalive_min_client_interval_seconds,
+        max_connection_age_seconds=args.max_connection_age_seconds,
+        max_connection_age_grace_seconds=args.max_connection_age_grace_seconds,
+        max_connection_idle_seconds=args.max_connection_idle_seconds,
+        drain_delay_seconds=args.drain_delay_seconds,
+        health_host=args.health_host,
+        health_port=args.health_port,
+        tls=tls,
+        auth=auth,
+        workers=args.workers,
+        metrics_host=args.metrics_host,
+        seal_keys=_seal_keys(args),
+        require_sealed=args.require_sealed,
+        metrics_port=args.metrics_port,
     )
 
 
@@ -135,6 +382,8 @@ def _parser() -> argparse.ArgumentParser:
         _int_range(1, 10_000_000),
         "most actions one Replay call may carry",
     )
+    _add_serve_operations(serve)
+    serve.set_defaults(serve_parser=serve)
 
     serve.add_argument(
         "--seal-keys-file",
@@ -180,7 +429,14 @@ def _parser() -> argparse.ArgumentParser:
     deal.add_argument("--seed", required=True, help="32 bytes as 64 hex digits")
 
     health = sub.add_parser("health", help="check a server's health (exit 0 when SERVING)")
-    health.add_argument("--address", default=f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
+    health_port = _env("HEALTH_PORT", "").strip()
+    if not health_port.isdigit():  # unset, or none/off
+        health_port = _env("PORT", str(DEFAULT_PORT))
+    health.add_argument(
+        "--address",
+        default=f"localhost:{health_port}",
+        help="server to check (default: localhost and REFEREE_HEALTH_PORT, else REFEREE_PORT)",
+    )
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
     _add_play_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
@@ -223,21 +479,32 @@ def _die(message: str) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from referee import logs
-    from referee.server import ServerSettings, serve
+    from referee.server import serve
 
-    seal_keys = _seal_keys(args)
+    settings = _settings(args.serve_parser, args)
     logs.configure(args.log_level, args.log_format)
-    settings = ServerSettings(
-        host=args.host,
-        port=args.port,
-        max_message_bytes=args.max_message_bytes,
-        grace_seconds=args.grace_seconds,
-        max_replay_actions=args.max_replay_actions,
-        seal_keys=seal_keys,
-        require_sealed=args.require_sealed,
-    )
+    log = logs.get_logger("referee.cli")
+    if settings.auth is not None and settings.tls is None:
+        log.warning(
+            "auth_without_tls",
+            note="bearer tokens travel in plaintext unless TLS is terminated in front",
+        )
     try:
-        asyncio.run(serve(settings))
+        if settings.workers > 1:
+            from referee.workers import run
+
+            return run(settings)
+        metrics = None
+        if settings.metrics_port is not None:
+            from referee import metrics as m
+
+            sock = m.bind_socket(settings.metrics_host, settings.metrics_port)
+            metrics = m.Metrics()
+            m.install(metrics)
+            m.serve_in_thread(sock, metrics.exposition_registry())
+            log.info("metrics_serving", port=sock.getsockname()[1])
+        logs.bind_process(worker=0)
+        asyncio.run(serve(settings, metrics, 0))
     except OSError as e:
         print(f"referee: cannot serve: {e}", file=sys.stderr)
         return 2

@@ -1,14 +1,20 @@
 """Process start: the gRPC server with health, reflection, interceptors,
-logging, limits and graceful shutdown."""
+logging, metrics, authentication, TLS, limits and graceful shutdown.
+
+One :class:`RefereeServer` runs in each worker process (``referee.workers``
+forks them) or in the only process (``--workers 1``).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import signal
 import time
-import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -17,6 +23,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from referee import __version__
+from referee.auth import TokenSet
 from referee.codec import all_codecs
 from referee.logs import get_logger
 from referee.sealing import Keyring
@@ -28,9 +35,14 @@ from referee.service import (
     Referee,
     RefereeServicer,
 )
+from referee.tls import TlsFiles
 from referee.v1 import referee_pb2, referee_pb2_grpc
 
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
+
 SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].full_name
+HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 DEFAULT_PORT = 50051
 MAX_REQUEST_ID_LENGTH = 128
 
@@ -39,19 +51,61 @@ log = get_logger("referee.server")
 
 @dataclass(frozen=True, slots=True)
 class ServerSettings:
+    """Everything a worker needs to serve (validated by the CLI)."""
+
     host: str = "0.0.0.0"
     port: int = DEFAULT_PORT
     max_message_bytes: int = 16 * 1024 * 1024
     grace_seconds: float = 10.0
     max_replay_actions: int = 100_000
-    seal_keys: tuple[tuple[str, bytes], ...] = ()
+    # Sealing (docs/trust.md): key material is never shown in a repr.
+    seal_keys: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     require_sealed: bool = False
+    # Limits and connections
+    max_concurrent_rpcs: int = 0  # per worker; 0: no limit
+    keepalive_time_seconds: float = 60.0
+    keepalive_timeout_seconds: float = 20.0
+    keepalive_min_client_interval_seconds: float = 10.0
+    max_connection_age_seconds: float = 0.0  # 0: unlimited
+    max_connection_age_grace_seconds: float = 60.0
+    max_connection_idle_seconds: float = 0.0  # 0: unlimited
+    drain_delay_seconds: float = 0.0
+    # Probes, TLS, auth
+    health_host: str = "0.0.0.0"
+    health_port: int | None = None  # a separate plaintext port serving only health
+    tls: TlsFiles | None = None
+    auth: TokenSet | None = None
+    # Processes (the supervisor's business; a worker uses so_reuseport when > 1)
+    workers: int = 1
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int | None = None
 
-    def __repr__(self) -> str:  # never show key material
-        return (
-            f"ServerSettings(host={self.host!r}, port={self.port}, "
-            f"seal_keys={[k for k, _ in self.seal_keys]})"
-        )
+    def grpc_options(self) -> list[tuple[str, Any]]:
+        def ms(seconds: float) -> int:
+            return int(seconds * 1000)
+
+        options: list[tuple[str, Any]] = [
+            ("grpc.max_receive_message_length", self.max_message_bytes),
+            ("grpc.max_send_message_length", self.max_message_bytes),
+            ("grpc.so_reuseport", 1 if self.workers > 1 else 0),
+            ("grpc.keepalive_time_ms", ms(self.keepalive_time_seconds)),
+            ("grpc.keepalive_timeout_ms", ms(self.keepalive_timeout_seconds)),
+            # Clients may ping idle connections (their keepalive), but not too often.
+            ("grpc.keepalive_permit_without_calls", 1),
+            (
+                "grpc.http2.min_ping_interval_without_data_ms",
+                ms(self.keepalive_min_client_interval_seconds),
+            ),
+            ("grpc.http2.max_ping_strikes", 2),
+        ]
+        if self.max_connection_age_seconds > 0:
+            options += [
+                ("grpc.max_connection_age_ms", ms(self.max_connection_age_seconds)),
+                ("grpc.max_connection_age_grace_ms", ms(self.max_connection_age_grace_seconds)),
+            ]
+        if self.max_connection_idle_seconds > 0:
+            options.append(("grpc.max_connection_idle_ms", ms(self.max_connection_idle_seconds)))
+        return options
 
 
 if TYPE_CHECKING:
@@ -59,15 +113,77 @@ if TYPE_CHECKING:
     MethodHandler = grpc.RpcMethodHandler[Any, Any]
     Handler = Callable[[Any, Ctx], Awaitable[Any]]
 
+# The name of the token that authenticated the call (set by the interceptor).
+CLIENT: ContextVar[str] = ContextVar("referee_client", default="")
+
+
+@dataclass(slots=True)
+class _Method:
+    """What the interceptor prepared for one method: the wrapped handler and the
+    handlers that refuse a call (no token; too many calls), all logged and counted."""
+
+    handler: Any
+    unauthenticated: Any
+    busy: Any
+    needs_token: bool
+    limited: bool
+
+
+def _address(host: str, port: int) -> str:
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]:{port}"
+    return f"{host}:{port}"
+
+
+def _bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None) -> int:
+    """Add a port; a failure (in use, not an address of this host) is an OSError."""
+    try:
+        if credentials is not None:
+            port = server.add_secure_port(address, credentials)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
+    if port == 0:
+        raise OSError(f"could not bind {address} (in use, or not an address of this host)")
+    return port
+
 
 class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
-    """One log line per RPC (method, game, verdict, violations, status, latency, request
-    id); the request id is taken from ``x-request-id`` or made, and returned in the
-    trailing metadata. An unexpected exception becomes INTERNAL without details (and a
-    logged traceback): it is a bug, never something a client can cause."""
+    """The one interceptor of the server.
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, MethodHandler] = {}
+    - One log line per RPC (method, game, verdict, violations, status, latency, request
+      id, and the token's name when authentication is on); the request id is taken
+      from ``x-request-id`` or made, and returned in the trailing metadata.
+    - Metrics per RPC (count by method, game, verdict and code; latency; actions;
+      in-flight calls), when ``metrics`` is given.
+    - Bearer-token authentication (``auth``): ``UNAUTHENTICATED`` for a missing or
+      wrong token, decided from the headers before the request is read.
+    - A limit on concurrent RPCs (``max_concurrent``, 0: none): a call is in flight
+      from its arrival to its end (reading the request included), and one beyond the
+      limit is refused with ``RESOURCE_EXHAUSTED``. Health and reflection are never
+      limited.
+    - An unexpected exception becomes INTERNAL without details (and a logged
+      traceback): it is a bug, never something a client can cause.
+    """
+
+    def __init__(
+        self,
+        metrics: Metrics | None = None,
+        auth: TokenSet | None = None,
+        max_concurrent: int = 0,
+    ) -> None:
+        self._methods: dict[str, _Method | None] = {}
+        # A concrete logger (not the lazy proxy: one attribute lookup less per line).
+        self._log = get_logger("referee.server").bind()
+        # Request ids made here: unique, not secret (a random prefix per server, a counter).
+        self._id_prefix = os.urandom(8).hex()
+        self._ids = itertools.count(1)
+        self._metrics = metrics
+        self._auth = auth
+        self._max = max_concurrent
+        self._count = metrics is not None or max_concurrent > 0
+        self.in_flight = 0
 
     async def intercept_service(
         self,
@@ -75,24 +191,73 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         handler_call_details: grpc.HandlerCallDetails,
     ) -> MethodHandler:
         method = handler_call_details.method
-        cached = self._wrapped.get(method)
-        if cached is not None:
-            return cached
-        handler = await continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
-            return handler
-        wrapped = grpc.unary_unary_rpc_method_handler(
-            self._wrap(method, handler.unary_unary),  # type: ignore[arg-type]
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-        self._wrapped[method] = wrapped
-        return wrapped
+        try:
+            entry = self._methods[method]
+        except KeyError:
+            handler = await continuation(handler_call_details)
+            entry = self._methods[method] = self._prepare(method, handler)
+        if entry is None:
+            return await continuation(handler_call_details)
+        if entry.needs_token:
+            assert self._auth is not None
+            client = self._auth.check(handler_call_details.invocation_metadata)
+            if client is None:
+                return entry.unauthenticated  # type: ignore[no-any-return]
+            CLIENT.set(client)
+        if self._count and entry.limited:
+            if self._max and self.in_flight >= self._max:
+                return entry.busy  # type: ignore[no-any-return]
+            self._enter()
+        return entry.handler  # type: ignore[no-any-return]
 
-    @staticmethod
-    def _wrap(method: str, inner: Handler) -> Handler:
+    def _enter(self) -> None:
+        self.in_flight += 1
+        if self._metrics is not None:
+            self._metrics.in_flight.inc()
+        task = asyncio.current_task()
+        if task is not None:  # the RPC's task: done however the call ends
+            task.add_done_callback(self._leave)
+
+    def _leave(self, _task: object) -> None:
+        self.in_flight -= 1
+        if self._metrics is not None:
+            self._metrics.in_flight.dec()
+
+    def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
+        if handler is None:
+            return None
+        is_grpc = method.startswith("/grpc.")
+        needs_token = self._auth is not None and not self._auth.is_exempt(method)
+        if handler.unary_unary is None:
+            # Streaming (reflection): no log line, but authenticated when configured.
+            if not needs_token:
+                return None
+            return _Method(
+                handler, _refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
+            )
         short = method.rsplit("/", 1)[-1]
-        quiet = method.startswith("/grpc.")  # health checks, reflection: debug level
+
+        def wrap(inner: Handler, deserializer: Any) -> MethodHandler:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap(short, inner, quiet=is_grpc),
+                request_deserializer=deserializer,
+                response_serializer=handler.response_serializer,
+            )
+
+        return _Method(
+            handler=wrap(handler.unary_unary, handler.request_deserializer),  # type: ignore[arg-type]
+            unauthenticated=wrap(_unauthenticated, None),
+            busy=wrap(_busy, None),
+            needs_token=needs_token,
+            limited=not is_grpc,
+        )
+
+    def _wrap(self, short: str, inner: Handler, quiet: bool) -> Handler:
+        metrics = self._metrics
+        log = self._log
+        prefix, ids = self._id_prefix, self._ids
+        apply_action = short == "ApplyAction"
+        replay = short == "Replay"
 
         async def handler(request: Any, context: Ctx) -> Any:
             start = time.perf_counter()
@@ -102,14 +267,16 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                     request_id = value[:MAX_REQUEST_ID_LENGTH]
                     break
             if not request_id:
-                request_id = uuid.uuid4().hex
+                request_id = f"{prefix}{next(ids):016x}"
             info = CallInfo(method=short, request_id=request_id)
             token = CURRENT_CALL.set(info)
             log.debug("rpc_start", method=short, request_id=request_id)
             context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
             status = "OK"
+            response = None
             try:
-                return await inner(request, context)
+                response = await inner(request, context)
+                return response
             except grpc.aio.AbortError:
                 code = context.code()
                 status = code.name if isinstance(code, grpc.StatusCode) else str(code)
@@ -118,17 +285,30 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 status = "CANCELLED"
                 raise
             except Exception:
+                if context.done():
+                    # The call ended under us (its deadline passed, the client left):
+                    # sending the status failed, nothing is wrong with the server.
+                    code = context.code()
+                    status = code.name if isinstance(code, grpc.StatusCode) else "CANCELLED"
+                    raise
                 status = "INTERNAL"
                 log.exception("rpc_failed", method=short, request_id=request_id)
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
                 raise
             finally:
                 CURRENT_CALL.reset(token)
-                ms = round((time.perf_counter() - start) * 1000, 3)
+                seconds = time.perf_counter() - start
+                if metrics is not None:
+                    metrics.rpc(short, info.game, info.verdict, status, seconds)
+                    if status == "OK":
+                        if apply_action and info.verdict:
+                            metrics.action(info.game, info.verdict)
+                        elif replay and response is not None:
+                            metrics.replay_steps(info.game, response.steps)
                 fields: dict[str, Any] = {
                     "method": short,
                     "status": status,
-                    "ms": ms,
+                    "ms": round(seconds * 1000, 3),
                     "request_id": request_id,
                 }
                 if info.game:
@@ -137,6 +317,11 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                     fields["verdict"] = info.verdict
                     if info.violations:
                         fields["violations"] = list(info.violations)
+                if info.extra:
+                    fields.update(info.extra)  # e.g. seal_refusal: STATE_SEAL_INVALID
+                client = CLIENT.get()
+                if client:
+                    fields["client"] = client
                 if quiet:
                     log.debug("rpc", **fields)
                 else:
@@ -145,11 +330,49 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         return handler
 
 
-class RefereeServer:
-    """A running Referee gRPC server (asyncio)."""
+async def _unauthenticated(request: Any, context: Ctx) -> Any:
+    await context.abort(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "a valid bearer token is required (metadata 'authorization: Bearer <token>')",
+    )
 
-    def __init__(self, settings: ServerSettings) -> None:
+
+async def _busy(request: Any, context: Ctx) -> Any:
+    await context.abort(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "too many concurrent calls on this server process; retry with backoff",
+    )
+
+
+def _refusal(handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
+    """A streaming handler of the same shape as ``handler`` that refuses the call."""
+
+    async def refuse(request: Any, context: Ctx) -> Any:
+        await context.abort(code, "a valid bearer token is required")
+
+    async def refuse_stream(request: Any, context: Ctx) -> Any:
+        await context.abort(code, "a valid bearer token is required")
+        yield  # pragma: no cover - makes this an async generator
+
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(refuse_stream)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(refuse)
+    return grpc.unary_stream_rpc_method_handler(refuse_stream)
+
+
+class RefereeServer:
+    """A running Referee gRPC server (asyncio): the service port (plaintext or TLS)
+    and, when configured, a plaintext port serving only the health service."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        metrics: Metrics | None = None,
+        worker: int | None = None,
+    ) -> None:
         self.settings = settings
+        self.worker = worker
         self.keyring = Keyring(settings.seal_keys) if settings.seal_keys else None
         self.referee = Referee(
             all_codecs(),
@@ -158,49 +381,58 @@ class RefereeServer:
             require_sealed=settings.require_sealed,
         )
         self.health = HealthServicer()
-        self.server = grpc.aio.server(
-            interceptors=[CallInterceptor()],
-            options=[
-                ("grpc.max_receive_message_length", settings.max_message_bytes),
-                ("grpc.max_send_message_length", settings.max_message_bytes),
-                ("grpc.so_reuseport", 0),
-            ],
-        )
+        self.interceptor = CallInterceptor(metrics, settings.auth, settings.max_concurrent_rpcs)
+        options = settings.grpc_options()
+        self.server = grpc.aio.server(interceptors=[self.interceptor], options=options)
         referee_pb2_grpc.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
             RefereeServicer(self.referee), self.server
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
-            (
-                SERVICE_NAME,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ),
-            self.server,
+            (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), self.server
         )
+        self.health_server: grpc.aio.Server | None = None
+        if settings.health_port is not None:
+            self.health_server = grpc.aio.server(
+                options=[
+                    ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
+                    ("grpc.max_receive_message_length", 4096),
+                ]
+            )
+            health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
         self.port = 0
+        self.health_port = 0
         self._stopping: asyncio.Event | None = None
 
     async def start(self) -> int:
         """Bind and start; returns the bound port (useful with port 0)."""
-        address = f"{self.settings.host}:{self.settings.port}"
-        if ":" in self.settings.host and not self.settings.host.startswith("["):
-            address = f"[{self.settings.host}]:{self.settings.port}"
-        self.port = self.server.add_insecure_port(address)
-        if self.port == 0:
-            raise OSError(f"could not bind {address}")
+        s = self.settings
+        address = _address(s.host, s.port)
+        credentials = s.tls.credentials() if s.tls is not None else None
+        self.port = _bind(self.server, address, credentials)
+        if self.health_server is not None:
+            assert s.health_port is not None
+            health_address = _address(s.health_host, s.health_port)
+            self.health_port = _bind(self.health_server, health_address, None)
+            await self.health_server.start()
         await self.server.start()
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._stopping = asyncio.Event()
-        log.info(
-            "referee_serving",
-            address=f"{self.settings.host}:{self.port}",
-            port=self.port,
-            version=__version__,
-            games=[c.game_id for c in all_codecs()],
-            sealing=self._sealing_mode(),
-        )
+        fields: dict[str, Any] = {
+            "address": f"{s.host}:{self.port}",
+            "port": self.port,
+            "version": __version__,
+            "games": [c.game_id for c in all_codecs()],
+            "sealing": self._sealing_mode(),
+            "tls": "off" if s.tls is None else ("mutual" if s.tls.client_ca else "on"),
+            "auth": f"{len(s.auth)} tokens" if s.auth is not None else "off",
+        }
+        if self.health_server is not None:
+            fields["health_port"] = self.health_port
+        if s.max_concurrent_rpcs:
+            fields["max_concurrent_rpcs"] = s.max_concurrent_rpcs
+        log.info("referee_serving", **fields)
         return self.port
 
     def _sealing_mode(self) -> str:
@@ -213,10 +445,20 @@ class RefereeServer:
         )
 
     async def stop(self) -> None:
-        """Drain: health NOT_SERVING first, then in-flight calls finish within the grace."""
-        log.info("referee_stopping", grace_seconds=self.settings.grace_seconds)
+        """Drain: health NOT_SERVING first, then (after the drain delay, during which
+        calls are still served) in-flight calls finish within the grace."""
+        s = self.settings
+        log.info(
+            "referee_stopping",
+            grace_seconds=s.grace_seconds,
+            drain_delay_seconds=s.drain_delay_seconds,
+        )
         await self.health.enter_graceful_shutdown()
-        await self.server.stop(self.settings.grace_seconds)
+        if s.drain_delay_seconds > 0:
+            await asyncio.sleep(s.drain_delay_seconds)
+        await self.server.stop(s.grace_seconds)
+        if self.health_server is not None:
+            await self.health_server.stop(0)
         log.info("referee_stopped")
 
     def request_stop(self) -> None:
@@ -233,7 +475,14 @@ class RefereeServer:
         await self.stop()
 
 
-async def serve(settings: ServerSettings) -> None:
-    server = RefereeServer(settings)
+async def serve(
+    settings: ServerSettings,
+    metrics: Metrics | None = None,
+    worker: int | None = None,
+    on_ready: Callable[[RefereeServer], None] | None = None,
+) -> None:
+    server = RefereeServer(settings, metrics, worker)
     await server.start()
+    if on_ready is not None:
+        on_ready(server)
     await server.run_until_signalled()

@@ -19,7 +19,7 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
-from referee import __version__
+from referee import __version__, metrics
 from referee.codec.base import GameCodec
 from referee.codec.common import (
     decode_actor,
@@ -93,6 +93,9 @@ def state_hash_of(data: bytes) -> bytes:
 
 
 def _note_seal_refusal(reason: str) -> None:
+    """Count a refused token (metric referee_sealed_token_refusals_total{reason}) and note
+    the reason for the call's log line. Never the token itself."""
+    metrics.sealed_refusal(reason)
     info = CURRENT_CALL.get()
     if info is not None:
         info.extra["seal_refusal"] = reason

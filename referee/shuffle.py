@@ -9,7 +9,9 @@ SHUF-4  shuffle k = d for deal d; k = 0xFFFFFFFF is the cut pack
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 PREFIX = b"referee-shuffle-v1"
 CUT_SHUFFLE = 0xFFFFFFFF
@@ -54,13 +56,56 @@ class Stream:
 
 
 def shuffle(seed: bytes, k: int, deck: Sequence[int]) -> list[int]:
-    """SHUF-3: shuffle number ``k`` of ``deck`` (canonical order); index 0 is the top."""
+    """SHUF-3: shuffle number ``k`` of ``deck`` (canonical order); index 0 is the top.
+
+    Reads the stream in whole blocks: the ``len(deck) - 1`` draws of a Fisher-Yates need
+    that many words unless a word is rejected (SHUF-2), which only words at or above
+    ``2^32 - (2^32 mod m)`` can be; then the draw-by-draw loop of :func:`shuffle_exact`
+    runs instead. Both give the same pack (tested against each other and the golden
+    vectors); a deal is the most expensive step of a random playout.
+    """
+    n = len(deck)
+    if n < 2:
+        return list(deck)
+    plan = _plan(n)
+    base = PREFIX + seed + k.to_bytes(4, "big")
+    sha = hashlib.sha256
+    words = plan.words.unpack(
+        b"".join(sha(base + c.to_bytes(4, "big")).digest() for c in range(plan.blocks))
+    )
+    if max(words[: n - 1]) >= plan.no_rejection:
+        return shuffle_exact(seed, k, deck)
+    pack = list(deck)
+    for m, x in zip(plan.moduli, words, strict=False):
+        j = x % m
+        i = m - 1
+        pack[i], pack[j] = pack[j], pack[i]
+    return pack
+
+
+def shuffle_exact(seed: bytes, k: int, deck: Sequence[int]) -> list[int]:
+    """SHUF-1 .. SHUF-3 draw by draw, exactly as the rulebook words them."""
     stream = Stream(seed, k)
     pack = list(deck)
     for i in range(len(pack) - 1, 0, -1):
         j = stream.uniform(i + 1)
         pack[i], pack[j] = pack[j], pack[i]
     return pack
+
+
+class _Plan:
+    """What a Fisher-Yates of ``n`` cards needs from the stream."""
+
+    __slots__ = ("blocks", "moduli", "no_rejection", "words")
+
+    def __init__(self, n: int) -> None:
+        self.moduli = tuple(range(n, 1, -1))  # i + 1 for i = n-1 .. 1
+        self.blocks = (n - 1 + 7) // 8  # eight 4-byte words per SHA-256 block
+        self.words = struct.Struct(f">{8 * self.blocks}I")
+        self.no_rejection = min((1 << 32) - ((1 << 32) % m) for m in self.moduli)
+
+
+_plan = lru_cache(maxsize=16)(_Plan)
 
 
 def cut_for_dealer(

@@ -353,3 +353,28 @@ def test_rank_and_suit_masks() -> None:
         "Q",
         "K",
     }
+
+
+def test_block_shuffle_equals_the_draw_by_draw_shuffle() -> None:
+    """SHUF-3: the block-reading fast path gives the rulebook's draw-by-draw pack, and
+    falls back to it when a word could be rejected (SHUF-2)."""
+    import random as _random
+
+    from referee import shuffle as shuf
+    from referee.cards import ECARTE_DECK, FULL_DECK
+
+    rng = _random.Random(11)
+    for _ in range(300):
+        seed = rng.randbytes(32)
+        k = rng.randrange(1 << 32)
+        for deck in (FULL_DECK, ECARTE_DECK, tuple(range(5))):
+            assert shuf.shuffle(seed, k, deck) == shuf.shuffle_exact(seed, k, deck)
+    # Force the fallback: a plan under which every word "could be rejected".
+    plan = shuf._plan(52)
+    saved = plan.no_rejection
+    plan.no_rejection = 0
+    try:
+        seed = rng.randbytes(32)
+        assert shuf.shuffle(seed, 3, FULL_DECK) == shuf.shuffle_exact(seed, 3, FULL_DECK)
+    finally:
+        plan.no_rejection = saved

@@ -168,7 +168,11 @@ class Outcome(Generic[S, E]):
     penalties: tuple[Penalty, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+# Scores are created on every call: plain slotted dataclasses (frozen ones cost three
+# times as much to create). Treat them as immutable all the same.
+
+
+@dataclass(slots=True)
 class SeatScore:
     seat: int
     points: int = 0
@@ -180,14 +184,14 @@ class SeatScore:
     cards_in_hand: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SpectatorScore:
     spectator: str
     net: int
     open_wagers: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Scoreboard:
     seats: tuple[SeatScore, ...]
     finished: bool = False

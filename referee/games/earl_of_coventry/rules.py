@@ -114,6 +114,45 @@ def _standings(key: tuple[int, ...], winners: tuple[int, ...]) -> tuple[tuple[in
 
 
 _BITS = tuple(1 << c for c in range(256))
+_BYTE = tuple(bytes((c,)) for c in range(256))
+_SEAT_ACTORS = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
+
+
+class _ActionTable:
+    """Every seat action of one configuration, built once: ``plays[seat][position][card]``
+    (position 0 = a lead) carries the canonical call; ``passes[seat]``."""
+
+    __slots__ = ("calls", "passes", "plays")
+
+    def __init__(self, config: EarlConfig) -> None:
+        self.calls = call_table(config.call_style, config.couplet_templates)
+        canonical = self.calls.canonical
+        self.plays = tuple(
+            tuple(
+                tuple(
+                    EarlAction(Actor.of_seat(seat), ActionKind.PLAY, c, canonical[c % 13][p])
+                    for c in range(52)
+                )
+                for p in range(4)
+            )
+            for seat in range(config.seats)
+        )
+        self.passes = tuple(
+            EarlAction(Actor.of_seat(seat), ActionKind.PASS) for seat in range(config.seats)
+        )
+
+
+_tables = lru_cache(maxsize=256)(_ActionTable)
+
+
+def _actions(config: EarlConfig) -> _ActionTable:
+    """The action table of ``config``, memoized on the configuration itself (hashing a
+    configuration on every call would cost more than the lookup saves)."""
+    table = config.memo
+    if table is None:
+        table = _tables(config)
+        object.__setattr__(config, "memo", table)
+    return table  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=4096)
@@ -572,7 +611,7 @@ class EarlOfCoventryRules:
         """Every action ``actor`` may take now; ``None``: every seat and the table."""
         if actor is None:
             if state.phase is Phase.PLAYING:
-                return self._seat_actions(state, Actor.of_seat(state.turn))
+                return self._seat_actions(state, _SEAT_ACTORS[state.turn])
             return self.legal_actions(state, Actor.TABLE)
         if actor.kind is ActorKind.TABLE:
             if state.phase is Phase.BETWEEN_ROUNDS:
@@ -590,21 +629,18 @@ class EarlOfCoventryRules:
         return []
 
     def _seat_actions(self, state: EarlState, actor: Actor) -> list[EarlAction]:
-        hand = state.hands[actor.seat]
-        canonical = self._calls(state.config).canonical
+        seat = actor.seat
+        hand = state.hands[seat]
+        table = _actions(state.config)
         if state.run_length == 0:
             # C-PLAY-2: any card, with the lead couplet of its rank.
-            return [
-                EarlAction(actor, ActionKind.PLAY, c, canonical[c % 13][0]) for c in card_list(hand)
-            ]
+            row = table.plays[seat][0]
+            return [row[c] for c in card_list(hand)]
         # C-PLAY-4: a card of the current rank with the couplet of its position.
-        call = canonical[state.current_rank][state.run_length]
-        actions = [
-            EarlAction(actor, ActionKind.PLAY, c, call)
-            for c in card_list(hand & RANK_MASKS[state.current_rank])
-        ]
+        row = table.plays[seat][state.run_length]
+        actions = [row[c] for c in card_list(hand & RANK_MASKS[state.current_rank])]
         if state.config.holding_allowed:  # C-VAR-7
-            actions.append(EarlAction(actor, ActionKind.PASS))
+            actions.append(table.passes[seat])
         return actions
 
     def _violations(self, state: EarlState, action: EarlAction) -> list[Violation]:
@@ -656,6 +692,19 @@ class EarlOfCoventryRules:
 
     def apply(self, state: EarlState, action: EarlAction) -> Outcome[EarlState, EarlEvent]:
         actor = action.actor
+        card = action.card
+        if (
+            action.kind is ActionKind.PLAY
+            and actor.kind is ActorKind.SEAT
+            and actor.seat == state.turn
+            and state.phase is Phase.PLAYING
+            and card >= 0
+            and state.hands[actor.seat] >> card & 1
+            and (state.run_length == 0 or card % 13 == state.current_rank)
+        ):
+            # The common case, a legal card: exactly what ``legal_actions`` lists (the
+            # seat on turn is dealt in; the checks below would find no violation).
+            return self._play(state, actor.seat, card, action.call)
         if actor.kind is ActorKind.SEAT and not 0 <= actor.seat < state.config.seats:
             raise InvalidInput.one("actor.seat", "is not a seat of the table")
         if actor.kind is ActorKind.SPECTATOR:
@@ -719,9 +768,9 @@ class EarlOfCoventryRules:
     ) -> Outcome[EarlState, EarlEvent]:
         position = state.run_length + 1
         rank = card % 13
-        calls = self._calls(state.config)
+        calls = _actions(state.config).calls
         new = state.clone()
-        if not calls.matches(rank, position, said):
+        if said != calls.canonical[rank][position - 1] and not calls.matches(rank, position, said):
             # C-CHANT-3: the card goes back to hand; the turn moves on as after a pass.
             expected = calls.canonical[rank][position - 1]
             events: list[EarlEvent] = [CoupletBotched(seat, card, position, expected, said)]
@@ -745,25 +794,24 @@ class EarlOfCoventryRules:
         hands = list(state.hands)
         hands[seat] &= ~(1 << card)
         new.hands = tuple(hands)
-        new.played = state.played + bytes((card,))
+        new.played = state.played + _BYTE[card]
         left = hands[seat].bit_count()
         events = [CardPlayed(seat, card, position, calls.canonical[rank][position - 1], left)]
         if left == 0:
             self._end_round(new, seat, events)  # C-PLAY-8
-            return Outcome(Verdict.ACCEPTED, new, events)
-        if position == 4:
+        elif position == 4:
             # C-PLAY-5: the Earl leads the next rank.
             events.append(RankCompleted(rank, seat))
             new.current_rank = NO_RANK
             new.run_length = 0
             new.turn = seat
             new.last_player = seat
-            return Outcome(Verdict.ACCEPTED, new, events)
-        new.current_rank = rank
-        new.run_length = position
-        new.last_player = seat
-        self._search(new, seat, seat, events, CutShortReason.NO_HOLDER)
-        return Outcome(Verdict.ACCEPTED, new, events)
+        else:
+            new.current_rank = rank
+            new.run_length = position
+            new.last_player = seat
+            self._search(new, seat, seat, events, CutShortReason.NO_HOLDER)
+        return Outcome(Verdict.ACCEPTED, new, events, (), ())
 
     def _search(
         self,

@@ -6,8 +6,9 @@ codes 0..51 (``referee.cards``) and hands are 52-bit masks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 from referee.games.base import Actor, FieldViolation, InvalidInput
 from referee.games.earl_of_coventry.calls import RANK_PLACEHOLDER, CallStyle
@@ -55,6 +56,9 @@ class EarlConfig:
     penalty_earl: bool = False
     open_hands: bool = False
     holding_allowed: bool = False
+    # A memo of the rules engine for this configuration (its action table), set on
+    # first use; not part of the configuration's value.
+    memo: Any = field(default=None, init=False, compare=False, hash=False, repr=False)
 
     @property
     def uses_counters(self) -> bool:
@@ -195,9 +199,13 @@ class EarlState:
 
 
 # ---------------------------------------------------------------- events
+#
+# Events and views are plain slotted dataclasses, not frozen ones (those cost three
+# times as much to create, and one is created per card played): treat them as
+# immutable all the same.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DealerCut:
     """CUT / C-SEAT-2: ``draws[s]`` are the cards seat ``s`` drew."""
 
@@ -205,7 +213,7 @@ class DealerCut:
     dealer: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundDealt:
     round: int
     dealer: int
@@ -214,7 +222,7 @@ class RoundDealt:
     tiebreak: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardPlayed:
     seat: int
     card: int
@@ -223,19 +231,19 @@ class CardPlayed:
     cards_left: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PassedOver:
     seat: int
     rank: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Passed:
     seat: int
     rank: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CoupletBotched:
     seat: int
     card: int
@@ -244,7 +252,7 @@ class CoupletBotched:
     said: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RankCompleted:
     rank: int
     seat: int
@@ -257,7 +265,7 @@ class CutShortReason(IntEnum):
     ALL_DECLINED = 2
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunCutShort:
     rank: int
     run_length: int
@@ -265,13 +273,13 @@ class RunCutShort:
     reason: CutShortReason
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LeadPassed:
     from_seat: int
     to_seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PenaltyCharged:
     seat: int
     amount: int
@@ -279,14 +287,14 @@ class PenaltyCharged:
     code: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Payment:
     from_seat: int
     cards_left: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundWon:
     seat: int
     round: int
@@ -294,17 +302,17 @@ class RoundWon:
     pool_collected: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatEliminated:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TiebreakStarted:
     seats: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionEnded:
     winners: tuple[int, ...]
 
@@ -330,7 +338,7 @@ EarlEvent = (
 # ---------------------------------------------------------------- views
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatView:
     seat: int
     card_count: int
@@ -341,7 +349,7 @@ class SeatView:
     dealt_in: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EarlView:
     config: EarlConfig
     phase: Phase

@@ -20,10 +20,215 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// How the five cards are dealt (E-DEAL-2).
+type EcartePackets int32
+
+const (
+	// Same as ECARTE_PACKETS_THREE_TWO.
+	EcartePackets_ECARTE_PACKETS_UNSPECIFIED EcartePackets = 0
+	// Three cards, then two (default).
+	EcartePackets_ECARTE_PACKETS_THREE_TWO EcartePackets = 1
+	// Two cards, then three.
+	EcartePackets_ECARTE_PACKETS_TWO_THREE EcartePackets = 2
+)
+
+// Enum value maps for EcartePackets.
+var (
+	EcartePackets_name = map[int32]string{
+		0: "ECARTE_PACKETS_UNSPECIFIED",
+		1: "ECARTE_PACKETS_THREE_TWO",
+		2: "ECARTE_PACKETS_TWO_THREE",
+	}
+	EcartePackets_value = map[string]int32{
+		"ECARTE_PACKETS_UNSPECIFIED": 0,
+		"ECARTE_PACKETS_THREE_TWO":   1,
+		"ECARTE_PACKETS_TWO_THREE":   2,
+	}
+)
+
+func (x EcartePackets) Enum() *EcartePackets {
+	p := new(EcartePackets)
+	*p = x
+	return p
+}
+
+func (x EcartePackets) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EcartePackets) Descriptor() protoreflect.EnumDescriptor {
+	return file_referee_v1_ecarte_proto_enumTypes[0].Descriptor()
+}
+
+func (EcartePackets) Type() protoreflect.EnumType {
+	return &file_referee_v1_ecarte_proto_enumTypes[0]
+}
+
+func (x EcartePackets) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EcartePackets.Descriptor instead.
+func (EcartePackets) EnumDescriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{0}
+}
+
+// Where a match stands.
+type EcartePhase int32
+
+const (
+	EcartePhase_ECARTE_PHASE_UNSPECIFIED EcartePhase = 0
+	// The elder proposes or leads (E-EXCH-1, E-EXCH-7).
+	EcartePhase_ECARTE_PHASE_PROPOSAL EcartePhase = 1
+	// A proposal awaits the responder's answer (E-EXCH-3).
+	EcartePhase_ECARTE_PHASE_ANSWER EcartePhase = 2
+	// Accepted: the elder discards (E-EXCH-5).
+	EcartePhase_ECARTE_PHASE_ELDER_DISCARD EcartePhase = 3
+	// The responder discards (E-EXCH-6).
+	EcartePhase_ECARTE_PHASE_RESPONDER_DISCARD EcartePhase = 4
+	// The tricks (E-PLAY), from the first lead (also after a refusal, E-EXCH-4).
+	EcartePhase_ECARTE_PHASE_TRICKS EcartePhase = 5
+	// The match is over; no action is legal (E-END-3).
+	EcartePhase_ECARTE_PHASE_MATCH_OVER EcartePhase = 6
+)
+
+// Enum value maps for EcartePhase.
+var (
+	EcartePhase_name = map[int32]string{
+		0: "ECARTE_PHASE_UNSPECIFIED",
+		1: "ECARTE_PHASE_PROPOSAL",
+		2: "ECARTE_PHASE_ANSWER",
+		3: "ECARTE_PHASE_ELDER_DISCARD",
+		4: "ECARTE_PHASE_RESPONDER_DISCARD",
+		5: "ECARTE_PHASE_TRICKS",
+		6: "ECARTE_PHASE_MATCH_OVER",
+	}
+	EcartePhase_value = map[string]int32{
+		"ECARTE_PHASE_UNSPECIFIED":       0,
+		"ECARTE_PHASE_PROPOSAL":          1,
+		"ECARTE_PHASE_ANSWER":            2,
+		"ECARTE_PHASE_ELDER_DISCARD":     3,
+		"ECARTE_PHASE_RESPONDER_DISCARD": 4,
+		"ECARTE_PHASE_TRICKS":            5,
+		"ECARTE_PHASE_MATCH_OVER":        6,
+	}
+)
+
+func (x EcartePhase) Enum() *EcartePhase {
+	p := new(EcartePhase)
+	*p = x
+	return p
+}
+
+func (x EcartePhase) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EcartePhase) Descriptor() protoreflect.EnumDescriptor {
+	return file_referee_v1_ecarte_proto_enumTypes[1].Descriptor()
+}
+
+func (EcartePhase) Type() protoreflect.EnumType {
+	return &file_referee_v1_ecarte_proto_enumTypes[1]
+}
+
+func (x EcartePhase) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EcartePhase.Descriptor instead.
+func (EcartePhase) EnumDescriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{1}
+}
+
+// Why points were scored.
+type EcarteScoreReason int32
+
+const (
+	EcarteScoreReason_ECARTE_SCORE_REASON_UNSPECIFIED EcarteScoreReason = 0
+	// E-DEAL-4.
+	EcarteScoreReason_ECARTE_SCORE_REASON_TURNED_KING EcarteScoreReason = 1
+	// E-KING-1.
+	EcarteScoreReason_ECARTE_SCORE_REASON_ANNOUNCED_KING EcarteScoreReason = 2
+	// E-SCORE-1 (raised: E-SCORE-3).
+	EcarteScoreReason_ECARTE_SCORE_REASON_POINT EcarteScoreReason = 3
+	// E-SCORE-2 (raised: E-SCORE-3).
+	EcarteScoreReason_ECARTE_SCORE_REASON_VOLE EcarteScoreReason = 4
+)
+
+// Enum value maps for EcarteScoreReason.
+var (
+	EcarteScoreReason_name = map[int32]string{
+		0: "ECARTE_SCORE_REASON_UNSPECIFIED",
+		1: "ECARTE_SCORE_REASON_TURNED_KING",
+		2: "ECARTE_SCORE_REASON_ANNOUNCED_KING",
+		3: "ECARTE_SCORE_REASON_POINT",
+		4: "ECARTE_SCORE_REASON_VOLE",
+	}
+	EcarteScoreReason_value = map[string]int32{
+		"ECARTE_SCORE_REASON_UNSPECIFIED":    0,
+		"ECARTE_SCORE_REASON_TURNED_KING":    1,
+		"ECARTE_SCORE_REASON_ANNOUNCED_KING": 2,
+		"ECARTE_SCORE_REASON_POINT":          3,
+		"ECARTE_SCORE_REASON_VOLE":           4,
+	}
+)
+
+func (x EcarteScoreReason) Enum() *EcarteScoreReason {
+	p := new(EcarteScoreReason)
+	*p = x
+	return p
+}
+
+func (x EcarteScoreReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EcarteScoreReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_referee_v1_ecarte_proto_enumTypes[2].Descriptor()
+}
+
+func (EcarteScoreReason) Type() protoreflect.EnumType {
+	return &file_referee_v1_ecarte_proto_enumTypes[2]
+}
+
+func (x EcarteScoreReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EcarteScoreReason.Descriptor instead.
+func (EcarteScoreReason) EnumDescriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{2}
+}
+
+// The configuration of a match. Zero values mean the default; every variant
+// (E-VAR-*) is an option here and they combine freely.
 type EcarteConfig struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
+
+	// 2, or 3 for Écarté à trois (E-SEAT-1, E-VAR-5). 0 means 2.
+	Seats uint32 `protobuf:"varint,1,opt,name=seats,proto3" json:"seats,omitempty"`
+	// The first dealer; when absent the seats cut, lowest card deals (E-SEAT-2).
+	FirstDealer *uint32       `protobuf:"varint,2,opt,name=first_dealer,json=firstDealer,proto3,oneof" json:"first_dealer,omitempty"`
+	Packets     EcartePackets `protobuf:"varint,3,opt,name=packets,proto3,enum=referee.v1.EcartePackets" json:"packets,omitempty"`
+	// Points that win a game, 1 .. 99; 0 means 5 (E-VAR-1: rapide 3, Napoléon 11).
+	TargetPoints uint32 `protobuf:"varint,4,opt,name=target_points,json=targetPoints,proto3" json:"target_points,omitempty"`
+	// Games that win the match, 1 .. 9; 0 means 1 (E-VAR-2).
+	GamesToWin uint32 `protobuf:"varint,5,opt,name=games_to_win,json=gamesToWin,proto3" json:"games_to_win,omitempty"`
+	// Chips per point, 0 .. 1,000,000; 0 plays without stakes (E-VAR-3).
+	Stake uint64 `protobuf:"varint,6,opt,name=stake,proto3" json:"stake,omitempty"`
+	// Stakes: multiplier of vole points, 1 .. 100; 0 means 2 (E-VAR-3).
+	VoleMultiplier uint32 `protobuf:"varint,7,opt,name=vole_multiplier,json=voleMultiplier,proto3" json:"vole_multiplier,omitempty"`
+	// Stakes: multiplier of king points, 1 .. 100; 0 means 2 (E-VAR-3).
+	KingMultiplier uint32 `protobuf:"varint,8,opt,name=king_multiplier,json=kingMultiplier,proto3" json:"king_multiplier,omitempty"`
+	// Écarté au Cercle: spectators may wager on the winner of each game (E-VAR-4).
+	Gallery bool `protobuf:"varint,9,opt,name=gallery,proto3" json:"gallery,omitempty"`
+	// The largest single wager, 1 .. 1,000,000; 0 means 100 (E-VAR-4).
+	WagerLimit uint64 `protobuf:"varint,10,opt,name=wager_limit,json=wagerLimit,proto3" json:"wager_limit,omitempty"`
+	// Jeux de règle: the elder may not propose with a jeu de règle (E-VAR-6).
+	JeuxDeRegle bool `protobuf:"varint,11,opt,name=jeux_de_regle,json=jeuxDeRegle,proto3" json:"jeux_de_regle,omitempty"`
 }
 
 func (x *EcarteConfig) Reset() {
@@ -58,16 +263,335 @@ func (*EcarteConfig) Descriptor() ([]byte, []int) {
 	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{0}
 }
 
+func (x *EcarteConfig) GetSeats() uint32 {
+	if x != nil {
+		return x.Seats
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetFirstDealer() uint32 {
+	if x != nil && x.FirstDealer != nil {
+		return *x.FirstDealer
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetPackets() EcartePackets {
+	if x != nil {
+		return x.Packets
+	}
+	return EcartePackets_ECARTE_PACKETS_UNSPECIFIED
+}
+
+func (x *EcarteConfig) GetTargetPoints() uint32 {
+	if x != nil {
+		return x.TargetPoints
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetGamesToWin() uint32 {
+	if x != nil {
+		return x.GamesToWin
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetStake() uint64 {
+	if x != nil {
+		return x.Stake
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetVoleMultiplier() uint32 {
+	if x != nil {
+		return x.VoleMultiplier
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetKingMultiplier() uint32 {
+	if x != nil {
+		return x.KingMultiplier
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetGallery() bool {
+	if x != nil {
+		return x.Gallery
+	}
+	return false
+}
+
+func (x *EcarteConfig) GetWagerLimit() uint64 {
+	if x != nil {
+		return x.WagerLimit
+	}
+	return 0
+}
+
+func (x *EcarteConfig) GetJeuxDeRegle() bool {
+	if x != nil {
+		return x.JeuxDeRegle
+	}
+	return false
+}
+
+// One seat of the full state.
+type EcarteSeat struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// The cards in hand, as card codes (see Card), in canonical order.
+	Hand []byte `protobuf:"bytes,1,opt,name=hand,proto3" json:"hand,omitempty"`
+	// The cards this seat discarded in this deal, as card codes (E-EXCH-8).
+	Discards []byte `protobuf:"bytes,2,opt,name=discards,proto3" json:"discards,omitempty"`
+	// Tricks won in this deal.
+	TricksWon uint32 `protobuf:"varint,3,opt,name=tricks_won,json=tricksWon,proto3" json:"tricks_won,omitempty"`
+	// Points in the current game (when the match is over: in its last game).
+	Points uint32 `protobuf:"varint,4,opt,name=points,proto3" json:"points,omitempty"`
+	// Games won in the match.
+	GamesWon uint32 `protobuf:"varint,5,opt,name=games_won,json=gamesWon,proto3" json:"games_won,omitempty"`
+	// Net chips won (negative: lost) with stakes (E-VAR-3).
+	Chips int64 `protobuf:"zigzag64,6,opt,name=chips,proto3" json:"chips,omitempty"`
+}
+
+func (x *EcarteSeat) Reset() {
+	*x = EcarteSeat{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[1]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteSeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteSeat) ProtoMessage() {}
+
+func (x *EcarteSeat) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[1]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteSeat.ProtoReflect.Descriptor instead.
+func (*EcarteSeat) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *EcarteSeat) GetHand() []byte {
+	if x != nil {
+		return x.Hand
+	}
+	return nil
+}
+
+func (x *EcarteSeat) GetDiscards() []byte {
+	if x != nil {
+		return x.Discards
+	}
+	return nil
+}
+
+func (x *EcarteSeat) GetTricksWon() uint32 {
+	if x != nil {
+		return x.TricksWon
+	}
+	return 0
+}
+
+func (x *EcarteSeat) GetPoints() uint32 {
+	if x != nil {
+		return x.Points
+	}
+	return 0
+}
+
+func (x *EcarteSeat) GetGamesWon() uint32 {
+	if x != nil {
+		return x.GamesWon
+	}
+	return 0
+}
+
+func (x *EcarteSeat) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+// An open wager of a spectator on the winner of the current game (E-VAR-4).
+type EcarteWager struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Spectator string `protobuf:"bytes,1,opt,name=spectator,proto3" json:"spectator,omitempty"`
+	Seat      uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	Amount    uint64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+}
+
+func (x *EcarteWager) Reset() {
+	*x = EcarteWager{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[2]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteWager) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteWager) ProtoMessage() {}
+
+func (x *EcarteWager) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[2]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteWager.ProtoReflect.Descriptor instead.
+func (*EcarteWager) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *EcarteWager) GetSpectator() string {
+	if x != nil {
+		return x.Spectator
+	}
+	return ""
+}
+
+func (x *EcarteWager) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteWager) GetAmount() uint64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// A spectator's net result of settled wagers (E-VAR-4).
+type EcarteSpectatorNet struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Spectator string `protobuf:"bytes,1,opt,name=spectator,proto3" json:"spectator,omitempty"`
+	Net       int64  `protobuf:"zigzag64,2,opt,name=net,proto3" json:"net,omitempty"`
+}
+
+func (x *EcarteSpectatorNet) Reset() {
+	*x = EcarteSpectatorNet{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[3]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteSpectatorNet) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteSpectatorNet) ProtoMessage() {}
+
+func (x *EcarteSpectatorNet) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[3]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteSpectatorNet.ProtoReflect.Descriptor instead.
+func (*EcarteSpectatorNet) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *EcarteSpectatorNet) GetSpectator() string {
+	if x != nil {
+		return x.Spectator
+	}
+	return ""
+}
+
+func (x *EcarteSpectatorNet) GetNet() int64 {
+	if x != nil {
+		return x.Net
+	}
+	return 0
+}
+
+// The full state of a match. It holds every hand and the stock: never show it
+// to a player (use ViewState), or carry it sealed.
 type EcarteState struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
+
+	Config *EcarteConfig `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
+	Phase  EcartePhase   `protobuf:"varint,2,opt,name=phase,proto3,enum=referee.v1.EcartePhase" json:"phase,omitempty"`
+	// The number of the current (or last) deal over the whole match, from 0; it
+	// is also its shuffle number (E-DEAL-1).
+	Deal uint32 `protobuf:"varint,3,opt,name=deal,proto3" json:"deal,omitempty"`
+	// The seat that dealt the current deal.
+	Dealer uint32 `protobuf:"varint,4,opt,name=dealer,proto3" json:"dealer,omitempty"`
+	// The seat to act (announcing the king aside, E-KING-1).
+	Turn  uint32        `protobuf:"varint,5,opt,name=turn,proto3" json:"turn,omitempty"`
+	Seats []*EcarteSeat `protobuf:"bytes,6,rep,name=seats,proto3" json:"seats,omitempty"`
+	// The turned-up card: exactly one card code (E-DEAL-3).
+	TurnUp []byte `protobuf:"bytes,7,opt,name=turn_up,json=turnUp,proto3" json:"turn_up,omitempty"`
+	// Trumps: the suit of the turned-up card.
+	Trump Suit `protobuf:"varint,8,opt,name=trump,proto3,enum=referee.v1.Suit" json:"trump,omitempty"`
+	// The stock, top (next drawn) first, as card codes (E-DEAL-3).
+	Stock []byte `protobuf:"bytes,9,opt,name=stock,proto3" json:"stock,omitempty"`
+	// The cards played to the tricks of this deal in order, the leader's card
+	// first in each trick; an odd length means a card led awaits its answer.
+	Tricks []byte `protobuf:"bytes,10,opt,name=tricks,proto3" json:"tricks,omitempty"`
+	// The seat that announced the king of trumps in this deal (E-KING-1).
+	KingAnnounced *uint32 `protobuf:"varint,11,opt,name=king_announced,json=kingAnnounced,proto3,oneof" json:"king_announced,omitempty"`
+	// Open wagers, in the order placed (E-VAR-4).
+	Wagers []*EcarteWager `protobuf:"bytes,12,rep,name=wagers,proto3" json:"wagers,omitempty"`
+	// Spectators' net results, one per spectator, sorted by id (E-VAR-4).
+	Spectators []*EcarteSpectatorNet `protobuf:"bytes,13,rep,name=spectators,proto3" json:"spectators,omitempty"`
 }
 
 func (x *EcarteState) Reset() {
 	*x = EcarteState{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_referee_v1_ecarte_proto_msgTypes[1]
+		mi := &file_referee_v1_ecarte_proto_msgTypes[4]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -80,7 +604,7 @@ func (x *EcarteState) String() string {
 func (*EcarteState) ProtoMessage() {}
 
 func (x *EcarteState) ProtoReflect() protoreflect.Message {
-	mi := &file_referee_v1_ecarte_proto_msgTypes[1]
+	mi := &file_referee_v1_ecarte_proto_msgTypes[4]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -93,19 +617,441 @@ func (x *EcarteState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EcarteState.ProtoReflect.Descriptor instead.
 func (*EcarteState) Descriptor() ([]byte, []int) {
-	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{1}
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *EcarteState) GetConfig() *EcarteConfig {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *EcarteState) GetPhase() EcartePhase {
+	if x != nil {
+		return x.Phase
+	}
+	return EcartePhase_ECARTE_PHASE_UNSPECIFIED
+}
+
+func (x *EcarteState) GetDeal() uint32 {
+	if x != nil {
+		return x.Deal
+	}
+	return 0
+}
+
+func (x *EcarteState) GetDealer() uint32 {
+	if x != nil {
+		return x.Dealer
+	}
+	return 0
+}
+
+func (x *EcarteState) GetTurn() uint32 {
+	if x != nil {
+		return x.Turn
+	}
+	return 0
+}
+
+func (x *EcarteState) GetSeats() []*EcarteSeat {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *EcarteState) GetTurnUp() []byte {
+	if x != nil {
+		return x.TurnUp
+	}
+	return nil
+}
+
+func (x *EcarteState) GetTrump() Suit {
+	if x != nil {
+		return x.Trump
+	}
+	return Suit_SUIT_UNSPECIFIED
+}
+
+func (x *EcarteState) GetStock() []byte {
+	if x != nil {
+		return x.Stock
+	}
+	return nil
+}
+
+func (x *EcarteState) GetTricks() []byte {
+	if x != nil {
+		return x.Tricks
+	}
+	return nil
+}
+
+func (x *EcarteState) GetKingAnnounced() uint32 {
+	if x != nil && x.KingAnnounced != nil {
+		return *x.KingAnnounced
+	}
+	return 0
+}
+
+func (x *EcarteState) GetWagers() []*EcarteWager {
+	if x != nil {
+		return x.Wagers
+	}
+	return nil
+}
+
+func (x *EcarteState) GetSpectators() []*EcarteSpectatorNet {
+	if x != nil {
+		return x.Spectators
+	}
+	return nil
+}
+
+// "Je propose" (E-EXCH-1).
+type EcartePropose struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+}
+
+func (x *EcartePropose) Reset() {
+	*x = EcartePropose{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[5]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcartePropose) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcartePropose) ProtoMessage() {}
+
+func (x *EcartePropose) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[5]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcartePropose.ProtoReflect.Descriptor instead.
+func (*EcartePropose) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{5}
+}
+
+// "J'accepte" (E-EXCH-3).
+type EcarteAccept struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+}
+
+func (x *EcarteAccept) Reset() {
+	*x = EcarteAccept{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[6]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteAccept) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteAccept) ProtoMessage() {}
+
+func (x *EcarteAccept) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[6]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteAccept.ProtoReflect.Descriptor instead.
+func (*EcarteAccept) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{6}
+}
+
+// "Je joue": refuse the proposal (E-EXCH-3, E-EXCH-4).
+type EcarteRefuse struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+}
+
+func (x *EcarteRefuse) Reset() {
+	*x = EcarteRefuse{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[7]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteRefuse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteRefuse) ProtoMessage() {}
+
+func (x *EcarteRefuse) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[7]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteRefuse.ProtoReflect.Descriptor instead.
+func (*EcarteRefuse) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{7}
+}
+
+// Discard these cards face down and draw as many (E-EXCH-5, E-EXCH-6).
+type EcarteDiscard struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// 1 .. 5 distinct cards of the hand.
+	Cards []*Card `protobuf:"bytes,1,rep,name=cards,proto3" json:"cards,omitempty"`
+}
+
+func (x *EcarteDiscard) Reset() {
+	*x = EcarteDiscard{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[8]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteDiscard) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteDiscard) ProtoMessage() {}
+
+func (x *EcarteDiscard) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[8]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteDiscard.ProtoReflect.Descriptor instead.
+func (*EcarteDiscard) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *EcarteDiscard) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+// Lead or answer a card. The elder's first lead also ends the exchange (E-EXCH-1).
+type EcartePlay struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Card *Card `protobuf:"bytes,1,opt,name=card,proto3" json:"card,omitempty"`
+}
+
+func (x *EcartePlay) Reset() {
+	*x = EcartePlay{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[9]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcartePlay) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcartePlay) ProtoMessage() {}
+
+func (x *EcartePlay) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[9]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcartePlay.ProtoReflect.Descriptor instead.
+func (*EcartePlay) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *EcartePlay) GetCard() *Card {
+	if x != nil {
+		return x.Card
+	}
+	return nil
+}
+
+// Announce the king of trumps ("le roi"; E-KING-1). Allowed out of turn.
+type EcarteAnnounceKing struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+}
+
+func (x *EcarteAnnounceKing) Reset() {
+	*x = EcarteAnnounceKing{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[10]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteAnnounceKing) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteAnnounceKing) ProtoMessage() {}
+
+func (x *EcarteAnnounceKing) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[10]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteAnnounceKing.ProtoReflect.Descriptor instead.
+func (*EcarteAnnounceKing) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{10}
+}
+
+// A spectator's wager on the winner of the current game (E-VAR-4).
+type EcartePlaceWager struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// 1 .. config.wager_limit chips.
+	Amount uint64 `protobuf:"varint,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	// In LegalActions only: every amount from `amount` to `amount_max` is legal.
+	// Ignored by ApplyAction.
+	AmountMax uint64 `protobuf:"varint,3,opt,name=amount_max,json=amountMax,proto3" json:"amount_max,omitempty"`
+}
+
+func (x *EcartePlaceWager) Reset() {
+	*x = EcartePlaceWager{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[11]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcartePlaceWager) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcartePlaceWager) ProtoMessage() {}
+
+func (x *EcartePlaceWager) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[11]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcartePlaceWager.ProtoReflect.Descriptor instead.
+func (*EcartePlaceWager) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *EcartePlaceWager) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcartePlaceWager) GetAmount() uint64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *EcartePlaceWager) GetAmountMax() uint64 {
+	if x != nil {
+		return x.AmountMax
+	}
+	return 0
 }
 
 type EcarteAction struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
+
+	// Types that are assignable to Kind:
+	//
+	//	*EcarteAction_Propose
+	//	*EcarteAction_Accept
+	//	*EcarteAction_Refuse
+	//	*EcarteAction_Discard
+	//	*EcarteAction_Play
+	//	*EcarteAction_AnnounceKing
+	//	*EcarteAction_Wager
+	Kind isEcarteAction_Kind `protobuf_oneof:"kind"`
 }
 
 func (x *EcarteAction) Reset() {
 	*x = EcarteAction{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_referee_v1_ecarte_proto_msgTypes[2]
+		mi := &file_referee_v1_ecarte_proto_msgTypes[12]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -118,7 +1064,7 @@ func (x *EcarteAction) String() string {
 func (*EcarteAction) ProtoMessage() {}
 
 func (x *EcarteAction) ProtoReflect() protoreflect.Message {
-	mi := &file_referee_v1_ecarte_proto_msgTypes[2]
+	mi := &file_referee_v1_ecarte_proto_msgTypes[12]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -131,19 +1077,1336 @@ func (x *EcarteAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EcarteAction.ProtoReflect.Descriptor instead.
 func (*EcarteAction) Descriptor() ([]byte, []int) {
-	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{2}
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{12}
+}
+
+func (m *EcarteAction) GetKind() isEcarteAction_Kind {
+	if m != nil {
+		return m.Kind
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetPropose() *EcartePropose {
+	if x, ok := x.GetKind().(*EcarteAction_Propose); ok {
+		return x.Propose
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetAccept() *EcarteAccept {
+	if x, ok := x.GetKind().(*EcarteAction_Accept); ok {
+		return x.Accept
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetRefuse() *EcarteRefuse {
+	if x, ok := x.GetKind().(*EcarteAction_Refuse); ok {
+		return x.Refuse
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetDiscard() *EcarteDiscard {
+	if x, ok := x.GetKind().(*EcarteAction_Discard); ok {
+		return x.Discard
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetPlay() *EcartePlay {
+	if x, ok := x.GetKind().(*EcarteAction_Play); ok {
+		return x.Play
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetAnnounceKing() *EcarteAnnounceKing {
+	if x, ok := x.GetKind().(*EcarteAction_AnnounceKing); ok {
+		return x.AnnounceKing
+	}
+	return nil
+}
+
+func (x *EcarteAction) GetWager() *EcartePlaceWager {
+	if x, ok := x.GetKind().(*EcarteAction_Wager); ok {
+		return x.Wager
+	}
+	return nil
+}
+
+type isEcarteAction_Kind interface {
+	isEcarteAction_Kind()
+}
+
+type EcarteAction_Propose struct {
+	Propose *EcartePropose `protobuf:"bytes,1,opt,name=propose,proto3,oneof"`
+}
+
+type EcarteAction_Accept struct {
+	Accept *EcarteAccept `protobuf:"bytes,2,opt,name=accept,proto3,oneof"`
+}
+
+type EcarteAction_Refuse struct {
+	Refuse *EcarteRefuse `protobuf:"bytes,3,opt,name=refuse,proto3,oneof"`
+}
+
+type EcarteAction_Discard struct {
+	Discard *EcarteDiscard `protobuf:"bytes,4,opt,name=discard,proto3,oneof"`
+}
+
+type EcarteAction_Play struct {
+	Play *EcartePlay `protobuf:"bytes,5,opt,name=play,proto3,oneof"`
+}
+
+type EcarteAction_AnnounceKing struct {
+	AnnounceKing *EcarteAnnounceKing `protobuf:"bytes,6,opt,name=announce_king,json=announceKing,proto3,oneof"`
+}
+
+type EcarteAction_Wager struct {
+	Wager *EcartePlaceWager `protobuf:"bytes,7,opt,name=wager,proto3,oneof"`
+}
+
+func (*EcarteAction_Propose) isEcarteAction_Kind() {}
+
+func (*EcarteAction_Accept) isEcarteAction_Kind() {}
+
+func (*EcarteAction_Refuse) isEcarteAction_Kind() {}
+
+func (*EcarteAction_Discard) isEcarteAction_Kind() {}
+
+func (*EcarteAction_Play) isEcarteAction_Kind() {}
+
+func (*EcarteAction_AnnounceKing) isEcarteAction_Kind() {}
+
+func (*EcarteAction_Wager) isEcarteAction_Kind() {}
+
+// The cards one seat drew in the cut for the first dealer (CUT, E-SEAT-2).
+type EcarteCutDraw struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// One card per draw; a seat tied for lowest draws again.
+	Cards []*Card `protobuf:"bytes,2,rep,name=cards,proto3" json:"cards,omitempty"`
+}
+
+func (x *EcarteCutDraw) Reset() {
+	*x = EcarteCutDraw{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[13]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteCutDraw) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteCutDraw) ProtoMessage() {}
+
+func (x *EcarteCutDraw) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[13]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteCutDraw.ProtoReflect.Descriptor instead.
+func (*EcarteCutDraw) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *EcarteCutDraw) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteCutDraw) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+type EcarteDealerCut struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Draws  []*EcarteCutDraw `protobuf:"bytes,1,rep,name=draws,proto3" json:"draws,omitempty"`
+	Dealer uint32           `protobuf:"varint,2,opt,name=dealer,proto3" json:"dealer,omitempty"`
+}
+
+func (x *EcarteDealerCut) Reset() {
+	*x = EcarteDealerCut{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[14]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteDealerCut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteDealerCut) ProtoMessage() {}
+
+func (x *EcarteDealerCut) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[14]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteDealerCut.ProtoReflect.Descriptor instead.
+func (*EcarteDealerCut) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *EcarteDealerCut) GetDraws() []*EcarteCutDraw {
+	if x != nil {
+		return x.Draws
+	}
+	return nil
+}
+
+func (x *EcarteDealerCut) GetDealer() uint32 {
+	if x != nil {
+		return x.Dealer
+	}
+	return 0
+}
+
+// The cards dealt to one seat.
+type EcarteHandDealt struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Cards dealt (5; 0 for a dealer sitting out, E-VAR-5). Public.
+	CardCount uint32 `protobuf:"varint,2,opt,name=card_count,json=cardCount,proto3" json:"card_count,omitempty"`
+	// The cards, only in the events of that seat's own views.
+	Cards []*Card `protobuf:"bytes,3,rep,name=cards,proto3" json:"cards,omitempty"`
+}
+
+func (x *EcarteHandDealt) Reset() {
+	*x = EcarteHandDealt{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[15]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteHandDealt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteHandDealt) ProtoMessage() {}
+
+func (x *EcarteHandDealt) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[15]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteHandDealt.ProtoReflect.Descriptor instead.
+func (*EcarteHandDealt) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *EcarteHandDealt) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteHandDealt) GetCardCount() uint32 {
+	if x != nil {
+		return x.CardCount
+	}
+	return 0
+}
+
+func (x *EcarteHandDealt) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+// A deal was dealt (E-DEAL-1 .. E-DEAL-3).
+type EcarteDealt struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Deal uint32 `protobuf:"varint,1,opt,name=deal,proto3" json:"deal,omitempty"`
+	// The game of the match, from 0.
+	Game      uint32             `protobuf:"varint,2,opt,name=game,proto3" json:"game,omitempty"`
+	Dealer    uint32             `protobuf:"varint,3,opt,name=dealer,proto3" json:"dealer,omitempty"`
+	Elder     uint32             `protobuf:"varint,4,opt,name=elder,proto3" json:"elder,omitempty"`
+	Responder uint32             `protobuf:"varint,5,opt,name=responder,proto3" json:"responder,omitempty"`
+	TurnUp    *Card              `protobuf:"bytes,6,opt,name=turn_up,json=turnUp,proto3" json:"turn_up,omitempty"`
+	StockSize uint32             `protobuf:"varint,7,opt,name=stock_size,json=stockSize,proto3" json:"stock_size,omitempty"`
+	Hands     []*EcarteHandDealt `protobuf:"bytes,8,rep,name=hands,proto3" json:"hands,omitempty"`
+}
+
+func (x *EcarteDealt) Reset() {
+	*x = EcarteDealt{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[16]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteDealt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteDealt) ProtoMessage() {}
+
+func (x *EcarteDealt) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[16]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteDealt.ProtoReflect.Descriptor instead.
+func (*EcarteDealt) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *EcarteDealt) GetDeal() uint32 {
+	if x != nil {
+		return x.Deal
+	}
+	return 0
+}
+
+func (x *EcarteDealt) GetGame() uint32 {
+	if x != nil {
+		return x.Game
+	}
+	return 0
+}
+
+func (x *EcarteDealt) GetDealer() uint32 {
+	if x != nil {
+		return x.Dealer
+	}
+	return 0
+}
+
+func (x *EcarteDealt) GetElder() uint32 {
+	if x != nil {
+		return x.Elder
+	}
+	return 0
+}
+
+func (x *EcarteDealt) GetResponder() uint32 {
+	if x != nil {
+		return x.Responder
+	}
+	return 0
+}
+
+func (x *EcarteDealt) GetTurnUp() *Card {
+	if x != nil {
+		return x.TurnUp
+	}
+	return nil
+}
+
+func (x *EcarteDealt) GetStockSize() uint32 {
+	if x != nil {
+		return x.StockSize
+	}
+	return 0
+}
+
+func (x *EcarteDealt) GetHands() []*EcarteHandDealt {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
+// The turned-up card is a king: the responder scores (E-DEAL-4).
+type EcarteKingTurned struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Card *Card  `protobuf:"bytes,2,opt,name=card,proto3" json:"card,omitempty"`
+}
+
+func (x *EcarteKingTurned) Reset() {
+	*x = EcarteKingTurned{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[17]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteKingTurned) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteKingTurned) ProtoMessage() {}
+
+func (x *EcarteKingTurned) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[17]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteKingTurned.ProtoReflect.Descriptor instead.
+func (*EcarteKingTurned) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *EcarteKingTurned) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteKingTurned) GetCard() *Card {
+	if x != nil {
+		return x.Card
+	}
+	return nil
+}
+
+type EcarteProposed struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+}
+
+func (x *EcarteProposed) Reset() {
+	*x = EcarteProposed{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[18]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteProposed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteProposed) ProtoMessage() {}
+
+func (x *EcarteProposed) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[18]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteProposed.ProtoReflect.Descriptor instead.
+func (*EcarteProposed) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *EcarteProposed) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+type EcarteAccepted struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+}
+
+func (x *EcarteAccepted) Reset() {
+	*x = EcarteAccepted{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[19]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteAccepted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteAccepted) ProtoMessage() {}
+
+func (x *EcarteAccepted) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[19]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteAccepted.ProtoReflect.Descriptor instead.
+func (*EcarteAccepted) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *EcarteAccepted) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+type EcarteRefused struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+}
+
+func (x *EcarteRefused) Reset() {
+	*x = EcarteRefused{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[20]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteRefused) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteRefused) ProtoMessage() {}
+
+func (x *EcarteRefused) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[20]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteRefused.ProtoReflect.Descriptor instead.
+func (*EcarteRefused) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *EcarteRefused) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+// A seat discarded and drew `count` cards (E-EXCH-5, E-EXCH-6). The cards are
+// shown only in that seat's own view (E-EXCH-8); the count is public.
+type EcarteExchanged struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat      uint32  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Count     uint32  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	Discarded []*Card `protobuf:"bytes,3,rep,name=discarded,proto3" json:"discarded,omitempty"`
+	// In the order drawn from the top of the stock.
+	Drawn []*Card `protobuf:"bytes,4,rep,name=drawn,proto3" json:"drawn,omitempty"`
+	// Cards left in the stock.
+	StockLeft uint32 `protobuf:"varint,5,opt,name=stock_left,json=stockLeft,proto3" json:"stock_left,omitempty"`
+}
+
+func (x *EcarteExchanged) Reset() {
+	*x = EcarteExchanged{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[21]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteExchanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteExchanged) ProtoMessage() {}
+
+func (x *EcarteExchanged) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[21]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteExchanged.ProtoReflect.Descriptor instead.
+func (*EcarteExchanged) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *EcarteExchanged) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteExchanged) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *EcarteExchanged) GetDiscarded() []*Card {
+	if x != nil {
+		return x.Discarded
+	}
+	return nil
+}
+
+func (x *EcarteExchanged) GetDrawn() []*Card {
+	if x != nil {
+		return x.Drawn
+	}
+	return nil
+}
+
+func (x *EcarteExchanged) GetStockLeft() uint32 {
+	if x != nil {
+		return x.StockLeft
+	}
+	return 0
+}
+
+type EcarteKingAnnounced struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Card *Card  `protobuf:"bytes,2,opt,name=card,proto3" json:"card,omitempty"`
+}
+
+func (x *EcarteKingAnnounced) Reset() {
+	*x = EcarteKingAnnounced{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[22]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteKingAnnounced) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteKingAnnounced) ProtoMessage() {}
+
+func (x *EcarteKingAnnounced) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[22]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteKingAnnounced.ProtoReflect.Descriptor instead.
+func (*EcarteKingAnnounced) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *EcarteKingAnnounced) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteKingAnnounced) GetCard() *Card {
+	if x != nil {
+		return x.Card
+	}
+	return nil
+}
+
+type EcarteCardPlayed struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Card *Card  `protobuf:"bytes,2,opt,name=card,proto3" json:"card,omitempty"`
+}
+
+func (x *EcarteCardPlayed) Reset() {
+	*x = EcarteCardPlayed{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[23]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteCardPlayed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteCardPlayed) ProtoMessage() {}
+
+func (x *EcarteCardPlayed) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[23]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteCardPlayed.ProtoReflect.Descriptor instead.
+func (*EcarteCardPlayed) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *EcarteCardPlayed) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteCardPlayed) GetCard() *Card {
+	if x != nil {
+		return x.Card
+	}
+	return nil
+}
+
+// A trick was won (E-PLAY-7).
+type EcarteTrickWon struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// 0 .. 4.
+	Trick  uint32 `protobuf:"varint,1,opt,name=trick,proto3" json:"trick,omitempty"`
+	Seat   uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	Leader uint32 `protobuf:"varint,3,opt,name=leader,proto3" json:"leader,omitempty"`
+	// The card led, then the answer.
+	Cards []*Card `protobuf:"bytes,4,rep,name=cards,proto3" json:"cards,omitempty"`
+}
+
+func (x *EcarteTrickWon) Reset() {
+	*x = EcarteTrickWon{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[24]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteTrickWon) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteTrickWon) ProtoMessage() {}
+
+func (x *EcarteTrickWon) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[24]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteTrickWon.ProtoReflect.Descriptor instead.
+func (*EcarteTrickWon) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *EcarteTrickWon) GetTrick() uint32 {
+	if x != nil {
+		return x.Trick
+	}
+	return 0
+}
+
+func (x *EcarteTrickWon) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteTrickWon) GetLeader() uint32 {
+	if x != nil {
+		return x.Leader
+	}
+	return 0
+}
+
+func (x *EcarteTrickWon) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+// The tricks of a deal were scored (E-SCORE-1 .. E-SCORE-3).
+type EcarteDealScored struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Deal uint32 `protobuf:"varint,1,opt,name=deal,proto3" json:"deal,omitempty"`
+	// The seat that won 3 or more tricks.
+	Seat uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Tricks won per seat.
+	Tricks []uint32 `protobuf:"varint,3,rep,packed,name=tricks,proto3" json:"tricks,omitempty"`
+	Vole   bool     `protobuf:"varint,4,opt,name=vole,proto3" json:"vole,omitempty"`
+	// The responder's points were raised (E-SCORE-3).
+	Raised bool `protobuf:"varint,5,opt,name=raised,proto3" json:"raised,omitempty"`
+	// No exchange happened in the deal (E-EXCH-9).
+	OriginalHands bool `protobuf:"varint,6,opt,name=original_hands,json=originalHands,proto3" json:"original_hands,omitempty"`
+}
+
+func (x *EcarteDealScored) Reset() {
+	*x = EcarteDealScored{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[25]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteDealScored) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteDealScored) ProtoMessage() {}
+
+func (x *EcarteDealScored) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[25]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteDealScored.ProtoReflect.Descriptor instead.
+func (*EcarteDealScored) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *EcarteDealScored) GetDeal() uint32 {
+	if x != nil {
+		return x.Deal
+	}
+	return 0
+}
+
+func (x *EcarteDealScored) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteDealScored) GetTricks() []uint32 {
+	if x != nil {
+		return x.Tricks
+	}
+	return nil
+}
+
+func (x *EcarteDealScored) GetVole() bool {
+	if x != nil {
+		return x.Vole
+	}
+	return false
+}
+
+func (x *EcarteDealScored) GetRaised() bool {
+	if x != nil {
+		return x.Raised
+	}
+	return false
+}
+
+func (x *EcarteDealScored) GetOriginalHands() bool {
+	if x != nil {
+		return x.OriginalHands
+	}
+	return false
+}
+
+type EcartePointsScored struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat   uint32            `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Reason EcarteScoreReason `protobuf:"varint,2,opt,name=reason,proto3,enum=referee.v1.EcarteScoreReason" json:"reason,omitempty"`
+	Points uint32            `protobuf:"varint,3,opt,name=points,proto3" json:"points,omitempty"`
+	// The seat's points in the game after these.
+	Total uint32 `protobuf:"varint,4,opt,name=total,proto3" json:"total,omitempty"`
+	// Chips paid by `payer` to `seat` (E-VAR-3); 0 without stakes.
+	Chips uint64 `protobuf:"varint,5,opt,name=chips,proto3" json:"chips,omitempty"`
+	// The other player of the deal; absent without stakes.
+	Payer *uint32 `protobuf:"varint,6,opt,name=payer,proto3,oneof" json:"payer,omitempty"`
+}
+
+func (x *EcartePointsScored) Reset() {
+	*x = EcartePointsScored{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[26]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcartePointsScored) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcartePointsScored) ProtoMessage() {}
+
+func (x *EcartePointsScored) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[26]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcartePointsScored.ProtoReflect.Descriptor instead.
+func (*EcartePointsScored) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *EcartePointsScored) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcartePointsScored) GetReason() EcarteScoreReason {
+	if x != nil {
+		return x.Reason
+	}
+	return EcarteScoreReason_ECARTE_SCORE_REASON_UNSPECIFIED
+}
+
+func (x *EcartePointsScored) GetPoints() uint32 {
+	if x != nil {
+		return x.Points
+	}
+	return 0
+}
+
+func (x *EcartePointsScored) GetTotal() uint32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *EcartePointsScored) GetChips() uint64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+func (x *EcartePointsScored) GetPayer() uint32 {
+	if x != nil && x.Payer != nil {
+		return *x.Payer
+	}
+	return 0
+}
+
+// A game ended (E-END-1).
+type EcarteGameWon struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// The game of the match, from 0.
+	Game uint32 `protobuf:"varint,1,opt,name=game,proto3" json:"game,omitempty"`
+	Seat uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Points per seat at the end of the game.
+	Points []uint32 `protobuf:"varint,3,rep,packed,name=points,proto3" json:"points,omitempty"`
+}
+
+func (x *EcarteGameWon) Reset() {
+	*x = EcarteGameWon{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[27]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteGameWon) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteGameWon) ProtoMessage() {}
+
+func (x *EcarteGameWon) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[27]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteGameWon.ProtoReflect.Descriptor instead.
+func (*EcarteGameWon) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *EcarteGameWon) GetGame() uint32 {
+	if x != nil {
+		return x.Game
+	}
+	return 0
+}
+
+func (x *EcarteGameWon) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteGameWon) GetPoints() []uint32 {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+type EcarteWagerPlaced struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Spectator string `protobuf:"bytes,1,opt,name=spectator,proto3" json:"spectator,omitempty"`
+	Seat      uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	Amount    uint64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+}
+
+func (x *EcarteWagerPlaced) Reset() {
+	*x = EcarteWagerPlaced{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[28]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteWagerPlaced) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteWagerPlaced) ProtoMessage() {}
+
+func (x *EcarteWagerPlaced) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[28]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteWagerPlaced.ProtoReflect.Descriptor instead.
+func (*EcarteWagerPlaced) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *EcarteWagerPlaced) GetSpectator() string {
+	if x != nil {
+		return x.Spectator
+	}
+	return ""
+}
+
+func (x *EcarteWagerPlaced) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteWagerPlaced) GetAmount() uint64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// A wager was settled at the end of a game, at even money (E-VAR-4).
+type EcarteWagerSettled struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Spectator string `protobuf:"bytes,1,opt,name=spectator,proto3" json:"spectator,omitempty"`
+	Seat      uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	Amount    uint64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	Won       bool   `protobuf:"varint,4,opt,name=won,proto3" json:"won,omitempty"`
+	// The spectator's net result after this settlement.
+	Net int64 `protobuf:"zigzag64,5,opt,name=net,proto3" json:"net,omitempty"`
+}
+
+func (x *EcarteWagerSettled) Reset() {
+	*x = EcarteWagerSettled{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[29]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteWagerSettled) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteWagerSettled) ProtoMessage() {}
+
+func (x *EcarteWagerSettled) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[29]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteWagerSettled.ProtoReflect.Descriptor instead.
+func (*EcarteWagerSettled) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *EcarteWagerSettled) GetSpectator() string {
+	if x != nil {
+		return x.Spectator
+	}
+	return ""
+}
+
+func (x *EcarteWagerSettled) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteWagerSettled) GetAmount() uint64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *EcarteWagerSettled) GetWon() bool {
+	if x != nil {
+		return x.Won
+	}
+	return false
+}
+
+func (x *EcarteWagerSettled) GetNet() int64 {
+	if x != nil {
+		return x.Net
+	}
+	return 0
+}
+
+// The match is over (E-END-2).
+type EcarteMatchWon struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat     uint32   `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	GamesWon []uint32 `protobuf:"varint,2,rep,packed,name=games_won,json=gamesWon,proto3" json:"games_won,omitempty"`
+}
+
+func (x *EcarteMatchWon) Reset() {
+	*x = EcarteMatchWon{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[30]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteMatchWon) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteMatchWon) ProtoMessage() {}
+
+func (x *EcarteMatchWon) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[30]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteMatchWon.ProtoReflect.Descriptor instead.
+func (*EcarteMatchWon) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *EcarteMatchWon) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteMatchWon) GetGamesWon() []uint32 {
+	if x != nil {
+		return x.GamesWon
+	}
+	return nil
 }
 
 type EcarteEvent struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
+
+	// Types that are assignable to Kind:
+	//
+	//	*EcarteEvent_DealerCut
+	//	*EcarteEvent_Dealt
+	//	*EcarteEvent_KingTurned
+	//	*EcarteEvent_Proposed
+	//	*EcarteEvent_Accepted
+	//	*EcarteEvent_Refused
+	//	*EcarteEvent_Exchanged
+	//	*EcarteEvent_KingAnnounced
+	//	*EcarteEvent_CardPlayed
+	//	*EcarteEvent_TrickWon
+	//	*EcarteEvent_DealScored
+	//	*EcarteEvent_PointsScored
+	//	*EcarteEvent_GameWon
+	//	*EcarteEvent_WagerPlaced
+	//	*EcarteEvent_WagerSettled
+	//	*EcarteEvent_MatchWon
+	Kind isEcarteEvent_Kind `protobuf_oneof:"kind"`
 }
 
 func (x *EcarteEvent) Reset() {
 	*x = EcarteEvent{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_referee_v1_ecarte_proto_msgTypes[3]
+		mi := &file_referee_v1_ecarte_proto_msgTypes[31]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -156,7 +2419,7 @@ func (x *EcarteEvent) String() string {
 func (*EcarteEvent) ProtoMessage() {}
 
 func (x *EcarteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_referee_v1_ecarte_proto_msgTypes[3]
+	mi := &file_referee_v1_ecarte_proto_msgTypes[31]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -169,22 +2432,459 @@ func (x *EcarteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EcarteEvent.ProtoReflect.Descriptor instead.
 func (*EcarteEvent) Descriptor() ([]byte, []int) {
-	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{3}
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{31}
 }
 
+func (m *EcarteEvent) GetKind() isEcarteEvent_Kind {
+	if m != nil {
+		return m.Kind
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetDealerCut() *EcarteDealerCut {
+	if x, ok := x.GetKind().(*EcarteEvent_DealerCut); ok {
+		return x.DealerCut
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetDealt() *EcarteDealt {
+	if x, ok := x.GetKind().(*EcarteEvent_Dealt); ok {
+		return x.Dealt
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetKingTurned() *EcarteKingTurned {
+	if x, ok := x.GetKind().(*EcarteEvent_KingTurned); ok {
+		return x.KingTurned
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetProposed() *EcarteProposed {
+	if x, ok := x.GetKind().(*EcarteEvent_Proposed); ok {
+		return x.Proposed
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetAccepted() *EcarteAccepted {
+	if x, ok := x.GetKind().(*EcarteEvent_Accepted); ok {
+		return x.Accepted
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetRefused() *EcarteRefused {
+	if x, ok := x.GetKind().(*EcarteEvent_Refused); ok {
+		return x.Refused
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetExchanged() *EcarteExchanged {
+	if x, ok := x.GetKind().(*EcarteEvent_Exchanged); ok {
+		return x.Exchanged
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetKingAnnounced() *EcarteKingAnnounced {
+	if x, ok := x.GetKind().(*EcarteEvent_KingAnnounced); ok {
+		return x.KingAnnounced
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetCardPlayed() *EcarteCardPlayed {
+	if x, ok := x.GetKind().(*EcarteEvent_CardPlayed); ok {
+		return x.CardPlayed
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetTrickWon() *EcarteTrickWon {
+	if x, ok := x.GetKind().(*EcarteEvent_TrickWon); ok {
+		return x.TrickWon
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetDealScored() *EcarteDealScored {
+	if x, ok := x.GetKind().(*EcarteEvent_DealScored); ok {
+		return x.DealScored
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetPointsScored() *EcartePointsScored {
+	if x, ok := x.GetKind().(*EcarteEvent_PointsScored); ok {
+		return x.PointsScored
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetGameWon() *EcarteGameWon {
+	if x, ok := x.GetKind().(*EcarteEvent_GameWon); ok {
+		return x.GameWon
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetWagerPlaced() *EcarteWagerPlaced {
+	if x, ok := x.GetKind().(*EcarteEvent_WagerPlaced); ok {
+		return x.WagerPlaced
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetWagerSettled() *EcarteWagerSettled {
+	if x, ok := x.GetKind().(*EcarteEvent_WagerSettled); ok {
+		return x.WagerSettled
+	}
+	return nil
+}
+
+func (x *EcarteEvent) GetMatchWon() *EcarteMatchWon {
+	if x, ok := x.GetKind().(*EcarteEvent_MatchWon); ok {
+		return x.MatchWon
+	}
+	return nil
+}
+
+type isEcarteEvent_Kind interface {
+	isEcarteEvent_Kind()
+}
+
+type EcarteEvent_DealerCut struct {
+	DealerCut *EcarteDealerCut `protobuf:"bytes,1,opt,name=dealer_cut,json=dealerCut,proto3,oneof"`
+}
+
+type EcarteEvent_Dealt struct {
+	Dealt *EcarteDealt `protobuf:"bytes,2,opt,name=dealt,proto3,oneof"`
+}
+
+type EcarteEvent_KingTurned struct {
+	KingTurned *EcarteKingTurned `protobuf:"bytes,3,opt,name=king_turned,json=kingTurned,proto3,oneof"`
+}
+
+type EcarteEvent_Proposed struct {
+	Proposed *EcarteProposed `protobuf:"bytes,4,opt,name=proposed,proto3,oneof"`
+}
+
+type EcarteEvent_Accepted struct {
+	Accepted *EcarteAccepted `protobuf:"bytes,5,opt,name=accepted,proto3,oneof"`
+}
+
+type EcarteEvent_Refused struct {
+	Refused *EcarteRefused `protobuf:"bytes,6,opt,name=refused,proto3,oneof"`
+}
+
+type EcarteEvent_Exchanged struct {
+	Exchanged *EcarteExchanged `protobuf:"bytes,7,opt,name=exchanged,proto3,oneof"`
+}
+
+type EcarteEvent_KingAnnounced struct {
+	KingAnnounced *EcarteKingAnnounced `protobuf:"bytes,8,opt,name=king_announced,json=kingAnnounced,proto3,oneof"`
+}
+
+type EcarteEvent_CardPlayed struct {
+	CardPlayed *EcarteCardPlayed `protobuf:"bytes,9,opt,name=card_played,json=cardPlayed,proto3,oneof"`
+}
+
+type EcarteEvent_TrickWon struct {
+	TrickWon *EcarteTrickWon `protobuf:"bytes,10,opt,name=trick_won,json=trickWon,proto3,oneof"`
+}
+
+type EcarteEvent_DealScored struct {
+	DealScored *EcarteDealScored `protobuf:"bytes,11,opt,name=deal_scored,json=dealScored,proto3,oneof"`
+}
+
+type EcarteEvent_PointsScored struct {
+	PointsScored *EcartePointsScored `protobuf:"bytes,12,opt,name=points_scored,json=pointsScored,proto3,oneof"`
+}
+
+type EcarteEvent_GameWon struct {
+	GameWon *EcarteGameWon `protobuf:"bytes,13,opt,name=game_won,json=gameWon,proto3,oneof"`
+}
+
+type EcarteEvent_WagerPlaced struct {
+	WagerPlaced *EcarteWagerPlaced `protobuf:"bytes,14,opt,name=wager_placed,json=wagerPlaced,proto3,oneof"`
+}
+
+type EcarteEvent_WagerSettled struct {
+	WagerSettled *EcarteWagerSettled `protobuf:"bytes,15,opt,name=wager_settled,json=wagerSettled,proto3,oneof"`
+}
+
+type EcarteEvent_MatchWon struct {
+	MatchWon *EcarteMatchWon `protobuf:"bytes,16,opt,name=match_won,json=matchWon,proto3,oneof"`
+}
+
+func (*EcarteEvent_DealerCut) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_Dealt) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_KingTurned) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_Proposed) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_Accepted) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_Refused) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_Exchanged) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_KingAnnounced) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_CardPlayed) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_TrickWon) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_DealScored) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_PointsScored) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_GameWon) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_WagerPlaced) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_WagerSettled) isEcarteEvent_Kind() {}
+
+func (*EcarteEvent_MatchWon) isEcarteEvent_Kind() {}
+
+// One seat as a viewer sees it.
+type EcarteSeatView struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Seat      uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	CardCount uint32 `protobuf:"varint,2,opt,name=card_count,json=cardCount,proto3" json:"card_count,omitempty"`
+	// The cards, when this viewer may see them (its own seat).
+	Hand        []*Card `protobuf:"bytes,3,rep,name=hand,proto3" json:"hand,omitempty"`
+	HandVisible bool    `protobuf:"varint,4,opt,name=hand_visible,json=handVisible,proto3" json:"hand_visible,omitempty"`
+	// Cards discarded in this deal (public count, E-EXCH-8).
+	DiscardCount uint32 `protobuf:"varint,5,opt,name=discard_count,json=discardCount,proto3" json:"discard_count,omitempty"`
+	// The discarded cards, for the seat's own view only.
+	Discards  []*Card `protobuf:"bytes,6,rep,name=discards,proto3" json:"discards,omitempty"`
+	TricksWon uint32  `protobuf:"varint,7,opt,name=tricks_won,json=tricksWon,proto3" json:"tricks_won,omitempty"`
+	Points    uint32  `protobuf:"varint,8,opt,name=points,proto3" json:"points,omitempty"`
+	GamesWon  uint32  `protobuf:"varint,9,opt,name=games_won,json=gamesWon,proto3" json:"games_won,omitempty"`
+	Chips     int64   `protobuf:"zigzag64,10,opt,name=chips,proto3" json:"chips,omitempty"`
+	// The dealer of a deal à trois sits out (E-VAR-5).
+	SitsOut bool `protobuf:"varint,11,opt,name=sits_out,json=sitsOut,proto3" json:"sits_out,omitempty"`
+}
+
+func (x *EcarteSeatView) Reset() {
+	*x = EcarteSeatView{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[32]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteSeatView) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteSeatView) ProtoMessage() {}
+
+func (x *EcarteSeatView) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[32]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteSeatView.ProtoReflect.Descriptor instead.
+func (*EcarteSeatView) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *EcarteSeatView) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetCardCount() uint32 {
+	if x != nil {
+		return x.CardCount
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetHand() []*Card {
+	if x != nil {
+		return x.Hand
+	}
+	return nil
+}
+
+func (x *EcarteSeatView) GetHandVisible() bool {
+	if x != nil {
+		return x.HandVisible
+	}
+	return false
+}
+
+func (x *EcarteSeatView) GetDiscardCount() uint32 {
+	if x != nil {
+		return x.DiscardCount
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetDiscards() []*Card {
+	if x != nil {
+		return x.Discards
+	}
+	return nil
+}
+
+func (x *EcarteSeatView) GetTricksWon() uint32 {
+	if x != nil {
+		return x.TricksWon
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetPoints() uint32 {
+	if x != nil {
+		return x.Points
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetGamesWon() uint32 {
+	if x != nil {
+		return x.GamesWon
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+func (x *EcarteSeatView) GetSitsOut() bool {
+	if x != nil {
+		return x.SitsOut
+	}
+	return false
+}
+
+// A trick of the current deal.
+type EcarteTrickView struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Leader uint32 `protobuf:"varint,1,opt,name=leader,proto3" json:"leader,omitempty"`
+	// In order of play: one card while the trick is open, then two.
+	Cards []*Card `protobuf:"bytes,2,rep,name=cards,proto3" json:"cards,omitempty"`
+	// Absent while the trick is open.
+	Winner *uint32 `protobuf:"varint,3,opt,name=winner,proto3,oneof" json:"winner,omitempty"`
+}
+
+func (x *EcarteTrickView) Reset() {
+	*x = EcarteTrickView{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_referee_v1_ecarte_proto_msgTypes[33]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *EcarteTrickView) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EcarteTrickView) ProtoMessage() {}
+
+func (x *EcarteTrickView) ProtoReflect() protoreflect.Message {
+	mi := &file_referee_v1_ecarte_proto_msgTypes[33]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EcarteTrickView.ProtoReflect.Descriptor instead.
+func (*EcarteTrickView) Descriptor() ([]byte, []int) {
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *EcarteTrickView) GetLeader() uint32 {
+	if x != nil {
+		return x.Leader
+	}
+	return 0
+}
+
+func (x *EcarteTrickView) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *EcarteTrickView) GetWinner() uint32 {
+	if x != nil && x.Winner != nil {
+		return *x.Winner
+	}
+	return 0
+}
+
+// What one viewer may see of a match.
 type EcarteView struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
-	// Placeholder use of the import; the Écarté issue replaces this message.
-	Hand []*Card `protobuf:"bytes,1,rep,name=hand,proto3" json:"hand,omitempty"`
+	Config        *EcarteConfig      `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
+	Phase         EcartePhase        `protobuf:"varint,2,opt,name=phase,proto3,enum=referee.v1.EcartePhase" json:"phase,omitempty"`
+	Deal          uint32             `protobuf:"varint,3,opt,name=deal,proto3" json:"deal,omitempty"`
+	Game          uint32             `protobuf:"varint,4,opt,name=game,proto3" json:"game,omitempty"`
+	Dealer        uint32             `protobuf:"varint,5,opt,name=dealer,proto3" json:"dealer,omitempty"`
+	Elder         uint32             `protobuf:"varint,6,opt,name=elder,proto3" json:"elder,omitempty"`
+	Responder     uint32             `protobuf:"varint,7,opt,name=responder,proto3" json:"responder,omitempty"`
+	Turn          uint32             `protobuf:"varint,8,opt,name=turn,proto3" json:"turn,omitempty"`
+	TurnUp        *Card              `protobuf:"bytes,9,opt,name=turn_up,json=turnUp,proto3" json:"turn_up,omitempty"`
+	Trump         Suit               `protobuf:"varint,10,opt,name=trump,proto3,enum=referee.v1.Suit" json:"trump,omitempty"`
+	StockCount    uint32             `protobuf:"varint,11,opt,name=stock_count,json=stockCount,proto3" json:"stock_count,omitempty"`
+	Seats         []*EcarteSeatView  `protobuf:"bytes,12,rep,name=seats,proto3" json:"seats,omitempty"`
+	Tricks        []*EcarteTrickView `protobuf:"bytes,13,rep,name=tricks,proto3" json:"tricks,omitempty"`
+	KingAnnounced *uint32            `protobuf:"varint,14,opt,name=king_announced,json=kingAnnounced,proto3,oneof" json:"king_announced,omitempty"`
+	// No exchange has happened in this deal yet (E-EXCH-9).
+	OriginalHands bool `protobuf:"varint,15,opt,name=original_hands,json=originalHands,proto3" json:"original_hands,omitempty"`
+	// Open wagers: public (E-VAR-4).
+	Wagers     []*EcarteWager        `protobuf:"bytes,16,rep,name=wagers,proto3" json:"wagers,omitempty"`
+	Spectators []*EcarteSpectatorNet `protobuf:"bytes,17,rep,name=spectators,proto3" json:"spectators,omitempty"`
+	// The winner of the match, once over.
+	Winner *uint32 `protobuf:"varint,18,opt,name=winner,proto3,oneof" json:"winner,omitempty"`
 }
 
 func (x *EcarteView) Reset() {
 	*x = EcarteView{}
 	if protoimpl.UnsafeEnabled {
-		mi := &file_referee_v1_ecarte_proto_msgTypes[4]
+		mi := &file_referee_v1_ecarte_proto_msgTypes[34]
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		ms.StoreMessageInfo(mi)
 	}
@@ -197,7 +2897,7 @@ func (x *EcarteView) String() string {
 func (*EcarteView) ProtoMessage() {}
 
 func (x *EcarteView) ProtoReflect() protoreflect.Message {
-	mi := &file_referee_v1_ecarte_proto_msgTypes[4]
+	mi := &file_referee_v1_ecarte_proto_msgTypes[34]
 	if protoimpl.UnsafeEnabled && x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -210,14 +2910,133 @@ func (x *EcarteView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EcarteView.ProtoReflect.Descriptor instead.
 func (*EcarteView) Descriptor() ([]byte, []int) {
-	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{4}
+	return file_referee_v1_ecarte_proto_rawDescGZIP(), []int{34}
 }
 
-func (x *EcarteView) GetHand() []*Card {
+func (x *EcarteView) GetConfig() *EcarteConfig {
 	if x != nil {
-		return x.Hand
+		return x.Config
 	}
 	return nil
+}
+
+func (x *EcarteView) GetPhase() EcartePhase {
+	if x != nil {
+		return x.Phase
+	}
+	return EcartePhase_ECARTE_PHASE_UNSPECIFIED
+}
+
+func (x *EcarteView) GetDeal() uint32 {
+	if x != nil {
+		return x.Deal
+	}
+	return 0
+}
+
+func (x *EcarteView) GetGame() uint32 {
+	if x != nil {
+		return x.Game
+	}
+	return 0
+}
+
+func (x *EcarteView) GetDealer() uint32 {
+	if x != nil {
+		return x.Dealer
+	}
+	return 0
+}
+
+func (x *EcarteView) GetElder() uint32 {
+	if x != nil {
+		return x.Elder
+	}
+	return 0
+}
+
+func (x *EcarteView) GetResponder() uint32 {
+	if x != nil {
+		return x.Responder
+	}
+	return 0
+}
+
+func (x *EcarteView) GetTurn() uint32 {
+	if x != nil {
+		return x.Turn
+	}
+	return 0
+}
+
+func (x *EcarteView) GetTurnUp() *Card {
+	if x != nil {
+		return x.TurnUp
+	}
+	return nil
+}
+
+func (x *EcarteView) GetTrump() Suit {
+	if x != nil {
+		return x.Trump
+	}
+	return Suit_SUIT_UNSPECIFIED
+}
+
+func (x *EcarteView) GetStockCount() uint32 {
+	if x != nil {
+		return x.StockCount
+	}
+	return 0
+}
+
+func (x *EcarteView) GetSeats() []*EcarteSeatView {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *EcarteView) GetTricks() []*EcarteTrickView {
+	if x != nil {
+		return x.Tricks
+	}
+	return nil
+}
+
+func (x *EcarteView) GetKingAnnounced() uint32 {
+	if x != nil && x.KingAnnounced != nil {
+		return *x.KingAnnounced
+	}
+	return 0
+}
+
+func (x *EcarteView) GetOriginalHands() bool {
+	if x != nil {
+		return x.OriginalHands
+	}
+	return false
+}
+
+func (x *EcarteView) GetWagers() []*EcarteWager {
+	if x != nil {
+		return x.Wagers
+	}
+	return nil
+}
+
+func (x *EcarteView) GetSpectators() []*EcarteSpectatorNet {
+	if x != nil {
+		return x.Spectators
+	}
+	return nil
+}
+
+func (x *EcarteView) GetWinner() uint32 {
+	if x != nil && x.Winner != nil {
+		return *x.Winner
+	}
+	return 0
 }
 
 var File_referee_v1_ecarte_proto protoreflect.FileDescriptor
@@ -226,15 +3045,422 @@ var file_referee_v1_ecarte_proto_rawDesc = []byte{
 	0x0a, 0x17, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2f, 0x76, 0x31, 0x2f, 0x65, 0x63, 0x61,
 	0x72, 0x74, 0x65, 0x2e, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x12, 0x0a, 0x72, 0x65, 0x66, 0x65, 0x72,
 	0x65, 0x65, 0x2e, 0x76, 0x31, 0x1a, 0x16, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2f, 0x76,
-	0x31, 0x2f, 0x63, 0x61, 0x72, 0x64, 0x73, 0x2e, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x22, 0x0e, 0x0a,
-	0x0c, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0x22, 0x0d, 0x0a,
-	0x0b, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x74, 0x61, 0x74, 0x65, 0x22, 0x0e, 0x0a, 0x0c,
-	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x41, 0x63, 0x74, 0x69, 0x6f, 0x6e, 0x22, 0x0d, 0x0a, 0x0b,
-	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x45, 0x76, 0x65, 0x6e, 0x74, 0x22, 0x32, 0x0a, 0x0a, 0x45,
-	0x63, 0x61, 0x72, 0x74, 0x65, 0x56, 0x69, 0x65, 0x77, 0x12, 0x24, 0x0a, 0x04, 0x68, 0x61, 0x6e,
-	0x64, 0x18, 0x01, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
-	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x04, 0x68, 0x61, 0x6e, 0x64, 0x62,
-	0x06, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x33,
+	0x31, 0x2f, 0x63, 0x61, 0x72, 0x64, 0x73, 0x2e, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x22, 0xa0, 0x03,
+	0x0a, 0x0c, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0x12, 0x14,
+	0x0a, 0x05, 0x73, 0x65, 0x61, 0x74, 0x73, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x05, 0x73,
+	0x65, 0x61, 0x74, 0x73, 0x12, 0x26, 0x0a, 0x0c, 0x66, 0x69, 0x72, 0x73, 0x74, 0x5f, 0x64, 0x65,
+	0x61, 0x6c, 0x65, 0x72, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x00, 0x52, 0x0b, 0x66, 0x69,
+	0x72, 0x73, 0x74, 0x44, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x88, 0x01, 0x01, 0x12, 0x33, 0x0a, 0x07,
+	0x70, 0x61, 0x63, 0x6b, 0x65, 0x74, 0x73, 0x18, 0x03, 0x20, 0x01, 0x28, 0x0e, 0x32, 0x19, 0x2e,
+	0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74,
+	0x65, 0x50, 0x61, 0x63, 0x6b, 0x65, 0x74, 0x73, 0x52, 0x07, 0x70, 0x61, 0x63, 0x6b, 0x65, 0x74,
+	0x73, 0x12, 0x23, 0x0a, 0x0d, 0x74, 0x61, 0x72, 0x67, 0x65, 0x74, 0x5f, 0x70, 0x6f, 0x69, 0x6e,
+	0x74, 0x73, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x0c, 0x74, 0x61, 0x72, 0x67, 0x65, 0x74,
+	0x50, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x12, 0x20, 0x0a, 0x0c, 0x67, 0x61, 0x6d, 0x65, 0x73, 0x5f,
+	0x74, 0x6f, 0x5f, 0x77, 0x69, 0x6e, 0x18, 0x05, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x0a, 0x67, 0x61,
+	0x6d, 0x65, 0x73, 0x54, 0x6f, 0x57, 0x69, 0x6e, 0x12, 0x14, 0x0a, 0x05, 0x73, 0x74, 0x61, 0x6b,
+	0x65, 0x18, 0x06, 0x20, 0x01, 0x28, 0x04, 0x52, 0x05, 0x73, 0x74, 0x61, 0x6b, 0x65, 0x12, 0x27,
+	0x0a, 0x0f, 0x76, 0x6f, 0x6c, 0x65, 0x5f, 0x6d, 0x75, 0x6c, 0x74, 0x69, 0x70, 0x6c, 0x69, 0x65,
+	0x72, 0x18, 0x07, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x0e, 0x76, 0x6f, 0x6c, 0x65, 0x4d, 0x75, 0x6c,
+	0x74, 0x69, 0x70, 0x6c, 0x69, 0x65, 0x72, 0x12, 0x27, 0x0a, 0x0f, 0x6b, 0x69, 0x6e, 0x67, 0x5f,
+	0x6d, 0x75, 0x6c, 0x74, 0x69, 0x70, 0x6c, 0x69, 0x65, 0x72, 0x18, 0x08, 0x20, 0x01, 0x28, 0x0d,
+	0x52, 0x0e, 0x6b, 0x69, 0x6e, 0x67, 0x4d, 0x75, 0x6c, 0x74, 0x69, 0x70, 0x6c, 0x69, 0x65, 0x72,
+	0x12, 0x18, 0x0a, 0x07, 0x67, 0x61, 0x6c, 0x6c, 0x65, 0x72, 0x79, 0x18, 0x09, 0x20, 0x01, 0x28,
+	0x08, 0x52, 0x07, 0x67, 0x61, 0x6c, 0x6c, 0x65, 0x72, 0x79, 0x12, 0x1f, 0x0a, 0x0b, 0x77, 0x61,
+	0x67, 0x65, 0x72, 0x5f, 0x6c, 0x69, 0x6d, 0x69, 0x74, 0x18, 0x0a, 0x20, 0x01, 0x28, 0x04, 0x52,
+	0x0a, 0x77, 0x61, 0x67, 0x65, 0x72, 0x4c, 0x69, 0x6d, 0x69, 0x74, 0x12, 0x22, 0x0a, 0x0d, 0x6a,
+	0x65, 0x75, 0x78, 0x5f, 0x64, 0x65, 0x5f, 0x72, 0x65, 0x67, 0x6c, 0x65, 0x18, 0x0b, 0x20, 0x01,
+	0x28, 0x08, 0x52, 0x0b, 0x6a, 0x65, 0x75, 0x78, 0x44, 0x65, 0x52, 0x65, 0x67, 0x6c, 0x65, 0x42,
+	0x0f, 0x0a, 0x0d, 0x5f, 0x66, 0x69, 0x72, 0x73, 0x74, 0x5f, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72,
+	0x22, 0xa6, 0x01, 0x0a, 0x0a, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x65, 0x61, 0x74, 0x12,
+	0x12, 0x0a, 0x04, 0x68, 0x61, 0x6e, 0x64, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0c, 0x52, 0x04, 0x68,
+	0x61, 0x6e, 0x64, 0x12, 0x1a, 0x0a, 0x08, 0x64, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64, 0x73, 0x18,
+	0x02, 0x20, 0x01, 0x28, 0x0c, 0x52, 0x08, 0x64, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64, 0x73, 0x12,
+	0x1d, 0x0a, 0x0a, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x5f, 0x77, 0x6f, 0x6e, 0x18, 0x03, 0x20,
+	0x01, 0x28, 0x0d, 0x52, 0x09, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x57, 0x6f, 0x6e, 0x12, 0x16,
+	0x0a, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06,
+	0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x12, 0x1b, 0x0a, 0x09, 0x67, 0x61, 0x6d, 0x65, 0x73, 0x5f,
+	0x77, 0x6f, 0x6e, 0x18, 0x05, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x08, 0x67, 0x61, 0x6d, 0x65, 0x73,
+	0x57, 0x6f, 0x6e, 0x12, 0x14, 0x0a, 0x05, 0x63, 0x68, 0x69, 0x70, 0x73, 0x18, 0x06, 0x20, 0x01,
+	0x28, 0x12, 0x52, 0x05, 0x63, 0x68, 0x69, 0x70, 0x73, 0x22, 0x57, 0x0a, 0x0b, 0x45, 0x63, 0x61,
+	0x72, 0x74, 0x65, 0x57, 0x61, 0x67, 0x65, 0x72, 0x12, 0x1c, 0x0a, 0x09, 0x73, 0x70, 0x65, 0x63,
+	0x74, 0x61, 0x74, 0x6f, 0x72, 0x18, 0x01, 0x20, 0x01, 0x28, 0x09, 0x52, 0x09, 0x73, 0x70, 0x65,
+	0x63, 0x74, 0x61, 0x74, 0x6f, 0x72, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x02,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x61, 0x6d,
+	0x6f, 0x75, 0x6e, 0x74, 0x18, 0x03, 0x20, 0x01, 0x28, 0x04, 0x52, 0x06, 0x61, 0x6d, 0x6f, 0x75,
+	0x6e, 0x74, 0x22, 0x44, 0x0a, 0x12, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x70, 0x65, 0x63,
+	0x74, 0x61, 0x74, 0x6f, 0x72, 0x4e, 0x65, 0x74, 0x12, 0x1c, 0x0a, 0x09, 0x73, 0x70, 0x65, 0x63,
+	0x74, 0x61, 0x74, 0x6f, 0x72, 0x18, 0x01, 0x20, 0x01, 0x28, 0x09, 0x52, 0x09, 0x73, 0x70, 0x65,
+	0x63, 0x74, 0x61, 0x74, 0x6f, 0x72, 0x12, 0x10, 0x0a, 0x03, 0x6e, 0x65, 0x74, 0x18, 0x02, 0x20,
+	0x01, 0x28, 0x12, 0x52, 0x03, 0x6e, 0x65, 0x74, 0x22, 0xfb, 0x03, 0x0a, 0x0b, 0x45, 0x63, 0x61,
+	0x72, 0x74, 0x65, 0x53, 0x74, 0x61, 0x74, 0x65, 0x12, 0x30, 0x0a, 0x06, 0x63, 0x6f, 0x6e, 0x66,
+	0x69, 0x67, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x18, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72,
+	0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x6f, 0x6e, 0x66,
+	0x69, 0x67, 0x52, 0x06, 0x63, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0x12, 0x2d, 0x0a, 0x05, 0x70, 0x68,
+	0x61, 0x73, 0x65, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0e, 0x32, 0x17, 0x2e, 0x72, 0x65, 0x66, 0x65,
+	0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x68, 0x61,
+	0x73, 0x65, 0x52, 0x05, 0x70, 0x68, 0x61, 0x73, 0x65, 0x12, 0x12, 0x0a, 0x04, 0x64, 0x65, 0x61,
+	0x6c, 0x18, 0x03, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x64, 0x65, 0x61, 0x6c, 0x12, 0x16, 0x0a,
+	0x06, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x64,
+	0x65, 0x61, 0x6c, 0x65, 0x72, 0x12, 0x12, 0x0a, 0x04, 0x74, 0x75, 0x72, 0x6e, 0x18, 0x05, 0x20,
+	0x01, 0x28, 0x0d, 0x52, 0x04, 0x74, 0x75, 0x72, 0x6e, 0x12, 0x2c, 0x0a, 0x05, 0x73, 0x65, 0x61,
+	0x74, 0x73, 0x18, 0x06, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x16, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72,
+	0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x65, 0x61, 0x74,
+	0x52, 0x05, 0x73, 0x65, 0x61, 0x74, 0x73, 0x12, 0x17, 0x0a, 0x07, 0x74, 0x75, 0x72, 0x6e, 0x5f,
+	0x75, 0x70, 0x18, 0x07, 0x20, 0x01, 0x28, 0x0c, 0x52, 0x06, 0x74, 0x75, 0x72, 0x6e, 0x55, 0x70,
+	0x12, 0x26, 0x0a, 0x05, 0x74, 0x72, 0x75, 0x6d, 0x70, 0x18, 0x08, 0x20, 0x01, 0x28, 0x0e, 0x32,
+	0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x53, 0x75, 0x69,
+	0x74, 0x52, 0x05, 0x74, 0x72, 0x75, 0x6d, 0x70, 0x12, 0x14, 0x0a, 0x05, 0x73, 0x74, 0x6f, 0x63,
+	0x6b, 0x18, 0x09, 0x20, 0x01, 0x28, 0x0c, 0x52, 0x05, 0x73, 0x74, 0x6f, 0x63, 0x6b, 0x12, 0x16,
+	0x0a, 0x06, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x18, 0x0a, 0x20, 0x01, 0x28, 0x0c, 0x52, 0x06,
+	0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x12, 0x2a, 0x0a, 0x0e, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x61,
+	0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x18, 0x0b, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x00,
+	0x52, 0x0d, 0x6b, 0x69, 0x6e, 0x67, 0x41, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x88,
+	0x01, 0x01, 0x12, 0x2f, 0x0a, 0x06, 0x77, 0x61, 0x67, 0x65, 0x72, 0x73, 0x18, 0x0c, 0x20, 0x03,
+	0x28, 0x0b, 0x32, 0x17, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e,
+	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x57, 0x61, 0x67, 0x65, 0x72, 0x52, 0x06, 0x77, 0x61, 0x67,
+	0x65, 0x72, 0x73, 0x12, 0x3e, 0x0a, 0x0a, 0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74, 0x6f, 0x72,
+	0x73, 0x18, 0x0d, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1e, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x70, 0x65, 0x63, 0x74,
+	0x61, 0x74, 0x6f, 0x72, 0x4e, 0x65, 0x74, 0x52, 0x0a, 0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74,
+	0x6f, 0x72, 0x73, 0x42, 0x11, 0x0a, 0x0f, 0x5f, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x61, 0x6e, 0x6e,
+	0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x22, 0x0f, 0x0a, 0x0d, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65,
+	0x50, 0x72, 0x6f, 0x70, 0x6f, 0x73, 0x65, 0x22, 0x0e, 0x0a, 0x0c, 0x45, 0x63, 0x61, 0x72, 0x74,
+	0x65, 0x41, 0x63, 0x63, 0x65, 0x70, 0x74, 0x22, 0x0e, 0x0a, 0x0c, 0x45, 0x63, 0x61, 0x72, 0x74,
+	0x65, 0x52, 0x65, 0x66, 0x75, 0x73, 0x65, 0x22, 0x37, 0x0a, 0x0d, 0x45, 0x63, 0x61, 0x72, 0x74,
+	0x65, 0x44, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64, 0x12, 0x26, 0x0a, 0x05, 0x63, 0x61, 0x72, 0x64,
+	0x73, 0x18, 0x01, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73,
+	0x22, 0x32, 0x0a, 0x0a, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x6c, 0x61, 0x79, 0x12, 0x24,
+	0x0a, 0x04, 0x63, 0x61, 0x72, 0x64, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72,
+	0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x04,
+	0x63, 0x61, 0x72, 0x64, 0x22, 0x14, 0x0a, 0x12, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x41, 0x6e,
+	0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x4b, 0x69, 0x6e, 0x67, 0x22, 0x5d, 0x0a, 0x10, 0x45, 0x63,
+	0x61, 0x72, 0x74, 0x65, 0x50, 0x6c, 0x61, 0x63, 0x65, 0x57, 0x61, 0x67, 0x65, 0x72, 0x12, 0x12,
+	0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65,
+	0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x18, 0x02, 0x20, 0x01,
+	0x28, 0x04, 0x52, 0x06, 0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x12, 0x1d, 0x0a, 0x0a, 0x61, 0x6d,
+	0x6f, 0x75, 0x6e, 0x74, 0x5f, 0x6d, 0x61, 0x78, 0x18, 0x03, 0x20, 0x01, 0x28, 0x04, 0x52, 0x09,
+	0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x4d, 0x61, 0x78, 0x22, 0x97, 0x03, 0x0a, 0x0c, 0x45, 0x63,
+	0x61, 0x72, 0x74, 0x65, 0x41, 0x63, 0x74, 0x69, 0x6f, 0x6e, 0x12, 0x35, 0x0a, 0x07, 0x70, 0x72,
+	0x6f, 0x70, 0x6f, 0x73, 0x65, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x19, 0x2e, 0x72, 0x65,
+	0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50,
+	0x72, 0x6f, 0x70, 0x6f, 0x73, 0x65, 0x48, 0x00, 0x52, 0x07, 0x70, 0x72, 0x6f, 0x70, 0x6f, 0x73,
+	0x65, 0x12, 0x32, 0x0a, 0x06, 0x61, 0x63, 0x63, 0x65, 0x70, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28,
+	0x0b, 0x32, 0x18, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x41, 0x63, 0x63, 0x65, 0x70, 0x74, 0x48, 0x00, 0x52, 0x06, 0x61,
+	0x63, 0x63, 0x65, 0x70, 0x74, 0x12, 0x32, 0x0a, 0x06, 0x72, 0x65, 0x66, 0x75, 0x73, 0x65, 0x18,
+	0x03, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x18, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e,
+	0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x52, 0x65, 0x66, 0x75, 0x73, 0x65, 0x48,
+	0x00, 0x52, 0x06, 0x72, 0x65, 0x66, 0x75, 0x73, 0x65, 0x12, 0x35, 0x0a, 0x07, 0x64, 0x69, 0x73,
+	0x63, 0x61, 0x72, 0x64, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x19, 0x2e, 0x72, 0x65, 0x66,
+	0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x69,
+	0x73, 0x63, 0x61, 0x72, 0x64, 0x48, 0x00, 0x52, 0x07, 0x64, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64,
+	0x12, 0x2c, 0x0a, 0x04, 0x70, 0x6c, 0x61, 0x79, 0x18, 0x05, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x16,
+	0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72,
+	0x74, 0x65, 0x50, 0x6c, 0x61, 0x79, 0x48, 0x00, 0x52, 0x04, 0x70, 0x6c, 0x61, 0x79, 0x12, 0x45,
+	0x0a, 0x0d, 0x61, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x5f, 0x6b, 0x69, 0x6e, 0x67, 0x18,
+	0x06, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1e, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e,
+	0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x41, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63,
+	0x65, 0x4b, 0x69, 0x6e, 0x67, 0x48, 0x00, 0x52, 0x0c, 0x61, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63,
+	0x65, 0x4b, 0x69, 0x6e, 0x67, 0x12, 0x34, 0x0a, 0x05, 0x77, 0x61, 0x67, 0x65, 0x72, 0x18, 0x07,
+	0x20, 0x01, 0x28, 0x0b, 0x32, 0x1c, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76,
+	0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x6c, 0x61, 0x63, 0x65, 0x57, 0x61, 0x67,
+	0x65, 0x72, 0x48, 0x00, 0x52, 0x05, 0x77, 0x61, 0x67, 0x65, 0x72, 0x42, 0x06, 0x0a, 0x04, 0x6b,
+	0x69, 0x6e, 0x64, 0x22, 0x4b, 0x0a, 0x0d, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x75, 0x74,
+	0x44, 0x72, 0x61, 0x77, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x26, 0x0a, 0x05, 0x63, 0x61, 0x72, 0x64,
+	0x73, 0x18, 0x02, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73,
+	0x22, 0x5a, 0x0a, 0x0f, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x65, 0x61, 0x6c, 0x65, 0x72,
+	0x43, 0x75, 0x74, 0x12, 0x2f, 0x0a, 0x05, 0x64, 0x72, 0x61, 0x77, 0x73, 0x18, 0x01, 0x20, 0x03,
+	0x28, 0x0b, 0x32, 0x19, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e,
+	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x75, 0x74, 0x44, 0x72, 0x61, 0x77, 0x52, 0x05, 0x64,
+	0x72, 0x61, 0x77, 0x73, 0x12, 0x16, 0x0a, 0x06, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x18, 0x02,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x22, 0x6c, 0x0a, 0x0f,
+	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x48, 0x61, 0x6e, 0x64, 0x44, 0x65, 0x61, 0x6c, 0x74, 0x12,
+	0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73,
+	0x65, 0x61, 0x74, 0x12, 0x1d, 0x0a, 0x0a, 0x63, 0x61, 0x72, 0x64, 0x5f, 0x63, 0x6f, 0x75, 0x6e,
+	0x74, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x09, 0x63, 0x61, 0x72, 0x64, 0x43, 0x6f, 0x75,
+	0x6e, 0x74, 0x12, 0x26, 0x0a, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x18, 0x03, 0x20, 0x03, 0x28,
+	0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43,
+	0x61, 0x72, 0x64, 0x52, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x22, 0xfe, 0x01, 0x0a, 0x0b, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x65, 0x61, 0x6c, 0x74, 0x12, 0x12, 0x0a, 0x04, 0x64, 0x65,
+	0x61, 0x6c, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x64, 0x65, 0x61, 0x6c, 0x12, 0x12,
+	0x0a, 0x04, 0x67, 0x61, 0x6d, 0x65, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x67, 0x61,
+	0x6d, 0x65, 0x12, 0x16, 0x0a, 0x06, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x18, 0x03, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x06, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x12, 0x14, 0x0a, 0x05, 0x65, 0x6c,
+	0x64, 0x65, 0x72, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x05, 0x65, 0x6c, 0x64, 0x65, 0x72,
+	0x12, 0x1c, 0x0a, 0x09, 0x72, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x64, 0x65, 0x72, 0x18, 0x05, 0x20,
+	0x01, 0x28, 0x0d, 0x52, 0x09, 0x72, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x64, 0x65, 0x72, 0x12, 0x29,
+	0x0a, 0x07, 0x74, 0x75, 0x72, 0x6e, 0x5f, 0x75, 0x70, 0x18, 0x06, 0x20, 0x01, 0x28, 0x0b, 0x32,
+	0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72,
+	0x64, 0x52, 0x06, 0x74, 0x75, 0x72, 0x6e, 0x55, 0x70, 0x12, 0x1d, 0x0a, 0x0a, 0x73, 0x74, 0x6f,
+	0x63, 0x6b, 0x5f, 0x73, 0x69, 0x7a, 0x65, 0x18, 0x07, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x09, 0x73,
+	0x74, 0x6f, 0x63, 0x6b, 0x53, 0x69, 0x7a, 0x65, 0x12, 0x31, 0x0a, 0x05, 0x68, 0x61, 0x6e, 0x64,
+	0x73, 0x18, 0x08, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1b, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x48, 0x61, 0x6e, 0x64, 0x44,
+	0x65, 0x61, 0x6c, 0x74, 0x52, 0x05, 0x68, 0x61, 0x6e, 0x64, 0x73, 0x22, 0x4c, 0x0a, 0x10, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x4b, 0x69, 0x6e, 0x67, 0x54, 0x75, 0x72, 0x6e, 0x65, 0x64, 0x12,
+	0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73,
+	0x65, 0x61, 0x74, 0x12, 0x24, 0x0a, 0x04, 0x63, 0x61, 0x72, 0x64, 0x18, 0x02, 0x20, 0x01, 0x28,
+	0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43,
+	0x61, 0x72, 0x64, 0x52, 0x04, 0x63, 0x61, 0x72, 0x64, 0x22, 0x24, 0x0a, 0x0e, 0x45, 0x63, 0x61,
+	0x72, 0x74, 0x65, 0x50, 0x72, 0x6f, 0x70, 0x6f, 0x73, 0x65, 0x64, 0x12, 0x12, 0x0a, 0x04, 0x73,
+	0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x22,
+	0x24, 0x0a, 0x0e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x41, 0x63, 0x63, 0x65, 0x70, 0x74, 0x65,
+	0x64, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52,
+	0x04, 0x73, 0x65, 0x61, 0x74, 0x22, 0x23, 0x0a, 0x0d, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x52,
+	0x65, 0x66, 0x75, 0x73, 0x65, 0x64, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x22, 0xb2, 0x01, 0x0a, 0x0f, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x45, 0x78, 0x63, 0x68, 0x61, 0x6e, 0x67, 0x65, 0x64, 0x12, 0x12,
+	0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65,
+	0x61, 0x74, 0x12, 0x14, 0x0a, 0x05, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28,
+	0x0d, 0x52, 0x05, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x12, 0x2e, 0x0a, 0x09, 0x64, 0x69, 0x73, 0x63,
+	0x61, 0x72, 0x64, 0x65, 0x64, 0x18, 0x03, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65,
+	0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x09, 0x64,
+	0x69, 0x73, 0x63, 0x61, 0x72, 0x64, 0x65, 0x64, 0x12, 0x26, 0x0a, 0x05, 0x64, 0x72, 0x61, 0x77,
+	0x6e, 0x18, 0x04, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x05, 0x64, 0x72, 0x61, 0x77, 0x6e,
+	0x12, 0x1d, 0x0a, 0x0a, 0x73, 0x74, 0x6f, 0x63, 0x6b, 0x5f, 0x6c, 0x65, 0x66, 0x74, 0x18, 0x05,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x09, 0x73, 0x74, 0x6f, 0x63, 0x6b, 0x4c, 0x65, 0x66, 0x74, 0x22,
+	0x4f, 0x0a, 0x13, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x4b, 0x69, 0x6e, 0x67, 0x41, 0x6e, 0x6e,
+	0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x24, 0x0a, 0x04, 0x63, 0x61,
+	0x72, 0x64, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72,
+	0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x04, 0x63, 0x61, 0x72, 0x64,
+	0x22, 0x4c, 0x0a, 0x10, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x61, 0x72, 0x64, 0x50, 0x6c,
+	0x61, 0x79, 0x65, 0x64, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x24, 0x0a, 0x04, 0x63, 0x61, 0x72, 0x64,
+	0x18, 0x02, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65,
+	0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x04, 0x63, 0x61, 0x72, 0x64, 0x22, 0x7a,
+	0x0a, 0x0e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x54, 0x72, 0x69, 0x63, 0x6b, 0x57, 0x6f, 0x6e,
+	0x12, 0x14, 0x0a, 0x05, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52,
+	0x05, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x02,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x6c, 0x65,
+	0x61, 0x64, 0x65, 0x72, 0x18, 0x03, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x6c, 0x65, 0x61, 0x64,
+	0x65, 0x72, 0x12, 0x26, 0x0a, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x18, 0x04, 0x20, 0x03, 0x28,
+	0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43,
+	0x61, 0x72, 0x64, 0x52, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x22, 0xa5, 0x01, 0x0a, 0x10, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x65, 0x61, 0x6c, 0x53, 0x63, 0x6f, 0x72, 0x65, 0x64, 0x12,
+	0x12, 0x0a, 0x04, 0x64, 0x65, 0x61, 0x6c, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x64,
+	0x65, 0x61, 0x6c, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28,
+	0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x74, 0x72, 0x69, 0x63, 0x6b,
+	0x73, 0x18, 0x03, 0x20, 0x03, 0x28, 0x0d, 0x52, 0x06, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x12,
+	0x12, 0x0a, 0x04, 0x76, 0x6f, 0x6c, 0x65, 0x18, 0x04, 0x20, 0x01, 0x28, 0x08, 0x52, 0x04, 0x76,
+	0x6f, 0x6c, 0x65, 0x12, 0x16, 0x0a, 0x06, 0x72, 0x61, 0x69, 0x73, 0x65, 0x64, 0x18, 0x05, 0x20,
+	0x01, 0x28, 0x08, 0x52, 0x06, 0x72, 0x61, 0x69, 0x73, 0x65, 0x64, 0x12, 0x25, 0x0a, 0x0e, 0x6f,
+	0x72, 0x69, 0x67, 0x69, 0x6e, 0x61, 0x6c, 0x5f, 0x68, 0x61, 0x6e, 0x64, 0x73, 0x18, 0x06, 0x20,
+	0x01, 0x28, 0x08, 0x52, 0x0d, 0x6f, 0x72, 0x69, 0x67, 0x69, 0x6e, 0x61, 0x6c, 0x48, 0x61, 0x6e,
+	0x64, 0x73, 0x22, 0xc8, 0x01, 0x0a, 0x12, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x6f, 0x69,
+	0x6e, 0x74, 0x73, 0x53, 0x63, 0x6f, 0x72, 0x65, 0x64, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61,
+	0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x35, 0x0a,
+	0x06, 0x72, 0x65, 0x61, 0x73, 0x6f, 0x6e, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0e, 0x32, 0x1d, 0x2e,
+	0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74,
+	0x65, 0x53, 0x63, 0x6f, 0x72, 0x65, 0x52, 0x65, 0x61, 0x73, 0x6f, 0x6e, 0x52, 0x06, 0x72, 0x65,
+	0x61, 0x73, 0x6f, 0x6e, 0x12, 0x16, 0x0a, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x18, 0x03,
+	0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x12, 0x14, 0x0a, 0x05,
+	0x74, 0x6f, 0x74, 0x61, 0x6c, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x05, 0x74, 0x6f, 0x74,
+	0x61, 0x6c, 0x12, 0x14, 0x0a, 0x05, 0x63, 0x68, 0x69, 0x70, 0x73, 0x18, 0x05, 0x20, 0x01, 0x28,
+	0x04, 0x52, 0x05, 0x63, 0x68, 0x69, 0x70, 0x73, 0x12, 0x19, 0x0a, 0x05, 0x70, 0x61, 0x79, 0x65,
+	0x72, 0x18, 0x06, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x00, 0x52, 0x05, 0x70, 0x61, 0x79, 0x65, 0x72,
+	0x88, 0x01, 0x01, 0x42, 0x08, 0x0a, 0x06, 0x5f, 0x70, 0x61, 0x79, 0x65, 0x72, 0x22, 0x4f, 0x0a,
+	0x0d, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x47, 0x61, 0x6d, 0x65, 0x57, 0x6f, 0x6e, 0x12, 0x12,
+	0x0a, 0x04, 0x67, 0x61, 0x6d, 0x65, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x67, 0x61,
+	0x6d, 0x65, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d,
+	0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73,
+	0x18, 0x03, 0x20, 0x03, 0x28, 0x0d, 0x52, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x22, 0x5d,
+	0x0a, 0x11, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x57, 0x61, 0x67, 0x65, 0x72, 0x50, 0x6c, 0x61,
+	0x63, 0x65, 0x64, 0x12, 0x1c, 0x0a, 0x09, 0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74, 0x6f, 0x72,
+	0x18, 0x01, 0x20, 0x01, 0x28, 0x09, 0x52, 0x09, 0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74, 0x6f,
+	0x72, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d, 0x52,
+	0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x18,
+	0x03, 0x20, 0x01, 0x28, 0x04, 0x52, 0x06, 0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x22, 0x82, 0x01,
+	0x0a, 0x12, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x57, 0x61, 0x67, 0x65, 0x72, 0x53, 0x65, 0x74,
+	0x74, 0x6c, 0x65, 0x64, 0x12, 0x1c, 0x0a, 0x09, 0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74, 0x6f,
+	0x72, 0x18, 0x01, 0x20, 0x01, 0x28, 0x09, 0x52, 0x09, 0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74,
+	0x6f, 0x72, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d,
+	0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x16, 0x0a, 0x06, 0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74,
+	0x18, 0x03, 0x20, 0x01, 0x28, 0x04, 0x52, 0x06, 0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x12, 0x10,
+	0x0a, 0x03, 0x77, 0x6f, 0x6e, 0x18, 0x04, 0x20, 0x01, 0x28, 0x08, 0x52, 0x03, 0x77, 0x6f, 0x6e,
+	0x12, 0x10, 0x0a, 0x03, 0x6e, 0x65, 0x74, 0x18, 0x05, 0x20, 0x01, 0x28, 0x12, 0x52, 0x03, 0x6e,
+	0x65, 0x74, 0x22, 0x41, 0x0a, 0x0e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x4d, 0x61, 0x74, 0x63,
+	0x68, 0x57, 0x6f, 0x6e, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x1b, 0x0a, 0x09, 0x67, 0x61, 0x6d, 0x65,
+	0x73, 0x5f, 0x77, 0x6f, 0x6e, 0x18, 0x02, 0x20, 0x03, 0x28, 0x0d, 0x52, 0x08, 0x67, 0x61, 0x6d,
+	0x65, 0x73, 0x57, 0x6f, 0x6e, 0x22, 0xf9, 0x07, 0x0a, 0x0b, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65,
+	0x45, 0x76, 0x65, 0x6e, 0x74, 0x12, 0x3c, 0x0a, 0x0a, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72, 0x5f,
+	0x63, 0x75, 0x74, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1b, 0x2e, 0x72, 0x65, 0x66, 0x65,
+	0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x65, 0x61,
+	0x6c, 0x65, 0x72, 0x43, 0x75, 0x74, 0x48, 0x00, 0x52, 0x09, 0x64, 0x65, 0x61, 0x6c, 0x65, 0x72,
+	0x43, 0x75, 0x74, 0x12, 0x2f, 0x0a, 0x05, 0x64, 0x65, 0x61, 0x6c, 0x74, 0x18, 0x02, 0x20, 0x01,
+	0x28, 0x0b, 0x32, 0x17, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e,
+	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x65, 0x61, 0x6c, 0x74, 0x48, 0x00, 0x52, 0x05, 0x64,
+	0x65, 0x61, 0x6c, 0x74, 0x12, 0x3f, 0x0a, 0x0b, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x74, 0x75, 0x72,
+	0x6e, 0x65, 0x64, 0x18, 0x03, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1c, 0x2e, 0x72, 0x65, 0x66, 0x65,
+	0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x4b, 0x69, 0x6e,
+	0x67, 0x54, 0x75, 0x72, 0x6e, 0x65, 0x64, 0x48, 0x00, 0x52, 0x0a, 0x6b, 0x69, 0x6e, 0x67, 0x54,
+	0x75, 0x72, 0x6e, 0x65, 0x64, 0x12, 0x38, 0x0a, 0x08, 0x70, 0x72, 0x6f, 0x70, 0x6f, 0x73, 0x65,
+	0x64, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1a, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x72, 0x6f, 0x70, 0x6f,
+	0x73, 0x65, 0x64, 0x48, 0x00, 0x52, 0x08, 0x70, 0x72, 0x6f, 0x70, 0x6f, 0x73, 0x65, 0x64, 0x12,
+	0x38, 0x0a, 0x08, 0x61, 0x63, 0x63, 0x65, 0x70, 0x74, 0x65, 0x64, 0x18, 0x05, 0x20, 0x01, 0x28,
+	0x0b, 0x32, 0x1a, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x41, 0x63, 0x63, 0x65, 0x70, 0x74, 0x65, 0x64, 0x48, 0x00, 0x52,
+	0x08, 0x61, 0x63, 0x63, 0x65, 0x70, 0x74, 0x65, 0x64, 0x12, 0x35, 0x0a, 0x07, 0x72, 0x65, 0x66,
+	0x75, 0x73, 0x65, 0x64, 0x18, 0x06, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x19, 0x2e, 0x72, 0x65, 0x66,
+	0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x52, 0x65,
+	0x66, 0x75, 0x73, 0x65, 0x64, 0x48, 0x00, 0x52, 0x07, 0x72, 0x65, 0x66, 0x75, 0x73, 0x65, 0x64,
+	0x12, 0x3b, 0x0a, 0x09, 0x65, 0x78, 0x63, 0x68, 0x61, 0x6e, 0x67, 0x65, 0x64, 0x18, 0x07, 0x20,
+	0x01, 0x28, 0x0b, 0x32, 0x1b, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31,
+	0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x45, 0x78, 0x63, 0x68, 0x61, 0x6e, 0x67, 0x65, 0x64,
+	0x48, 0x00, 0x52, 0x09, 0x65, 0x78, 0x63, 0x68, 0x61, 0x6e, 0x67, 0x65, 0x64, 0x12, 0x48, 0x0a,
+	0x0e, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x61, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x18,
+	0x08, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1f, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e,
+	0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x4b, 0x69, 0x6e, 0x67, 0x41, 0x6e, 0x6e,
+	0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x48, 0x00, 0x52, 0x0d, 0x6b, 0x69, 0x6e, 0x67, 0x41, 0x6e,
+	0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x12, 0x3f, 0x0a, 0x0b, 0x63, 0x61, 0x72, 0x64, 0x5f,
+	0x70, 0x6c, 0x61, 0x79, 0x65, 0x64, 0x18, 0x09, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1c, 0x2e, 0x72,
+	0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65,
+	0x43, 0x61, 0x72, 0x64, 0x50, 0x6c, 0x61, 0x79, 0x65, 0x64, 0x48, 0x00, 0x52, 0x0a, 0x63, 0x61,
+	0x72, 0x64, 0x50, 0x6c, 0x61, 0x79, 0x65, 0x64, 0x12, 0x39, 0x0a, 0x09, 0x74, 0x72, 0x69, 0x63,
+	0x6b, 0x5f, 0x77, 0x6f, 0x6e, 0x18, 0x0a, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1a, 0x2e, 0x72, 0x65,
+	0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x54,
+	0x72, 0x69, 0x63, 0x6b, 0x57, 0x6f, 0x6e, 0x48, 0x00, 0x52, 0x08, 0x74, 0x72, 0x69, 0x63, 0x6b,
+	0x57, 0x6f, 0x6e, 0x12, 0x3f, 0x0a, 0x0b, 0x64, 0x65, 0x61, 0x6c, 0x5f, 0x73, 0x63, 0x6f, 0x72,
+	0x65, 0x64, 0x18, 0x0b, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1c, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72,
+	0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x44, 0x65, 0x61, 0x6c,
+	0x53, 0x63, 0x6f, 0x72, 0x65, 0x64, 0x48, 0x00, 0x52, 0x0a, 0x64, 0x65, 0x61, 0x6c, 0x53, 0x63,
+	0x6f, 0x72, 0x65, 0x64, 0x12, 0x45, 0x0a, 0x0d, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x5f, 0x73,
+	0x63, 0x6f, 0x72, 0x65, 0x64, 0x18, 0x0c, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1e, 0x2e, 0x72, 0x65,
+	0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50,
+	0x6f, 0x69, 0x6e, 0x74, 0x73, 0x53, 0x63, 0x6f, 0x72, 0x65, 0x64, 0x48, 0x00, 0x52, 0x0c, 0x70,
+	0x6f, 0x69, 0x6e, 0x74, 0x73, 0x53, 0x63, 0x6f, 0x72, 0x65, 0x64, 0x12, 0x36, 0x0a, 0x08, 0x67,
+	0x61, 0x6d, 0x65, 0x5f, 0x77, 0x6f, 0x6e, 0x18, 0x0d, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x19, 0x2e,
+	0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74,
+	0x65, 0x47, 0x61, 0x6d, 0x65, 0x57, 0x6f, 0x6e, 0x48, 0x00, 0x52, 0x07, 0x67, 0x61, 0x6d, 0x65,
+	0x57, 0x6f, 0x6e, 0x12, 0x42, 0x0a, 0x0c, 0x77, 0x61, 0x67, 0x65, 0x72, 0x5f, 0x70, 0x6c, 0x61,
+	0x63, 0x65, 0x64, 0x18, 0x0e, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1d, 0x2e, 0x72, 0x65, 0x66, 0x65,
+	0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x57, 0x61, 0x67,
+	0x65, 0x72, 0x50, 0x6c, 0x61, 0x63, 0x65, 0x64, 0x48, 0x00, 0x52, 0x0b, 0x77, 0x61, 0x67, 0x65,
+	0x72, 0x50, 0x6c, 0x61, 0x63, 0x65, 0x64, 0x12, 0x45, 0x0a, 0x0d, 0x77, 0x61, 0x67, 0x65, 0x72,
+	0x5f, 0x73, 0x65, 0x74, 0x74, 0x6c, 0x65, 0x64, 0x18, 0x0f, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x1e,
+	0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72,
+	0x74, 0x65, 0x57, 0x61, 0x67, 0x65, 0x72, 0x53, 0x65, 0x74, 0x74, 0x6c, 0x65, 0x64, 0x48, 0x00,
+	0x52, 0x0c, 0x77, 0x61, 0x67, 0x65, 0x72, 0x53, 0x65, 0x74, 0x74, 0x6c, 0x65, 0x64, 0x12, 0x39,
+	0x0a, 0x09, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x5f, 0x77, 0x6f, 0x6e, 0x18, 0x10, 0x20, 0x01, 0x28,
+	0x0b, 0x32, 0x1a, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x4d, 0x61, 0x74, 0x63, 0x68, 0x57, 0x6f, 0x6e, 0x48, 0x00, 0x52,
+	0x08, 0x6d, 0x61, 0x74, 0x63, 0x68, 0x57, 0x6f, 0x6e, 0x42, 0x06, 0x0a, 0x04, 0x6b, 0x69, 0x6e,
+	0x64, 0x22, 0xe4, 0x02, 0x0a, 0x0e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x65, 0x61, 0x74,
+	0x56, 0x69, 0x65, 0x77, 0x12, 0x12, 0x0a, 0x04, 0x73, 0x65, 0x61, 0x74, 0x18, 0x01, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x04, 0x73, 0x65, 0x61, 0x74, 0x12, 0x1d, 0x0a, 0x0a, 0x63, 0x61, 0x72, 0x64,
+	0x5f, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x09, 0x63, 0x61,
+	0x72, 0x64, 0x43, 0x6f, 0x75, 0x6e, 0x74, 0x12, 0x24, 0x0a, 0x04, 0x68, 0x61, 0x6e, 0x64, 0x18,
+	0x03, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e,
+	0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x04, 0x68, 0x61, 0x6e, 0x64, 0x12, 0x21, 0x0a,
+	0x0c, 0x68, 0x61, 0x6e, 0x64, 0x5f, 0x76, 0x69, 0x73, 0x69, 0x62, 0x6c, 0x65, 0x18, 0x04, 0x20,
+	0x01, 0x28, 0x08, 0x52, 0x0b, 0x68, 0x61, 0x6e, 0x64, 0x56, 0x69, 0x73, 0x69, 0x62, 0x6c, 0x65,
+	0x12, 0x23, 0x0a, 0x0d, 0x64, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64, 0x5f, 0x63, 0x6f, 0x75, 0x6e,
+	0x74, 0x18, 0x05, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x0c, 0x64, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64,
+	0x43, 0x6f, 0x75, 0x6e, 0x74, 0x12, 0x2c, 0x0a, 0x08, 0x64, 0x69, 0x73, 0x63, 0x61, 0x72, 0x64,
+	0x73, 0x18, 0x06, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65,
+	0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x08, 0x64, 0x69, 0x73, 0x63, 0x61,
+	0x72, 0x64, 0x73, 0x12, 0x1d, 0x0a, 0x0a, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x5f, 0x77, 0x6f,
+	0x6e, 0x18, 0x07, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x09, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x57,
+	0x6f, 0x6e, 0x12, 0x16, 0x0a, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x18, 0x08, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x06, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x73, 0x12, 0x1b, 0x0a, 0x09, 0x67, 0x61,
+	0x6d, 0x65, 0x73, 0x5f, 0x77, 0x6f, 0x6e, 0x18, 0x09, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x08, 0x67,
+	0x61, 0x6d, 0x65, 0x73, 0x57, 0x6f, 0x6e, 0x12, 0x14, 0x0a, 0x05, 0x63, 0x68, 0x69, 0x70, 0x73,
+	0x18, 0x0a, 0x20, 0x01, 0x28, 0x12, 0x52, 0x05, 0x63, 0x68, 0x69, 0x70, 0x73, 0x12, 0x19, 0x0a,
+	0x08, 0x73, 0x69, 0x74, 0x73, 0x5f, 0x6f, 0x75, 0x74, 0x18, 0x0b, 0x20, 0x01, 0x28, 0x08, 0x52,
+	0x07, 0x73, 0x69, 0x74, 0x73, 0x4f, 0x75, 0x74, 0x22, 0x79, 0x0a, 0x0f, 0x45, 0x63, 0x61, 0x72,
+	0x74, 0x65, 0x54, 0x72, 0x69, 0x63, 0x6b, 0x56, 0x69, 0x65, 0x77, 0x12, 0x16, 0x0a, 0x06, 0x6c,
+	0x65, 0x61, 0x64, 0x65, 0x72, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x6c, 0x65, 0x61,
+	0x64, 0x65, 0x72, 0x12, 0x26, 0x0a, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x18, 0x02, 0x20, 0x03,
+	0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e,
+	0x43, 0x61, 0x72, 0x64, 0x52, 0x05, 0x63, 0x61, 0x72, 0x64, 0x73, 0x12, 0x1b, 0x0a, 0x06, 0x77,
+	0x69, 0x6e, 0x6e, 0x65, 0x72, 0x18, 0x03, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x00, 0x52, 0x06, 0x77,
+	0x69, 0x6e, 0x6e, 0x65, 0x72, 0x88, 0x01, 0x01, 0x42, 0x09, 0x0a, 0x07, 0x5f, 0x77, 0x69, 0x6e,
+	0x6e, 0x65, 0x72, 0x22, 0xcf, 0x05, 0x0a, 0x0a, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x56, 0x69,
+	0x65, 0x77, 0x12, 0x30, 0x0a, 0x06, 0x63, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0x18, 0x01, 0x20, 0x01,
+	0x28, 0x0b, 0x32, 0x18, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e,
+	0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x43, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0x52, 0x06, 0x63, 0x6f,
+	0x6e, 0x66, 0x69, 0x67, 0x12, 0x2d, 0x0a, 0x05, 0x70, 0x68, 0x61, 0x73, 0x65, 0x18, 0x02, 0x20,
+	0x01, 0x28, 0x0e, 0x32, 0x17, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31,
+	0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x68, 0x61, 0x73, 0x65, 0x52, 0x05, 0x70, 0x68,
+	0x61, 0x73, 0x65, 0x12, 0x12, 0x0a, 0x04, 0x64, 0x65, 0x61, 0x6c, 0x18, 0x03, 0x20, 0x01, 0x28,
+	0x0d, 0x52, 0x04, 0x64, 0x65, 0x61, 0x6c, 0x12, 0x12, 0x0a, 0x04, 0x67, 0x61, 0x6d, 0x65, 0x18,
+	0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x67, 0x61, 0x6d, 0x65, 0x12, 0x16, 0x0a, 0x06, 0x64,
+	0x65, 0x61, 0x6c, 0x65, 0x72, 0x18, 0x05, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x06, 0x64, 0x65, 0x61,
+	0x6c, 0x65, 0x72, 0x12, 0x14, 0x0a, 0x05, 0x65, 0x6c, 0x64, 0x65, 0x72, 0x18, 0x06, 0x20, 0x01,
+	0x28, 0x0d, 0x52, 0x05, 0x65, 0x6c, 0x64, 0x65, 0x72, 0x12, 0x1c, 0x0a, 0x09, 0x72, 0x65, 0x73,
+	0x70, 0x6f, 0x6e, 0x64, 0x65, 0x72, 0x18, 0x07, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x09, 0x72, 0x65,
+	0x73, 0x70, 0x6f, 0x6e, 0x64, 0x65, 0x72, 0x12, 0x12, 0x0a, 0x04, 0x74, 0x75, 0x72, 0x6e, 0x18,
+	0x08, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x74, 0x75, 0x72, 0x6e, 0x12, 0x29, 0x0a, 0x07, 0x74,
+	0x75, 0x72, 0x6e, 0x5f, 0x75, 0x70, 0x18, 0x09, 0x20, 0x01, 0x28, 0x0b, 0x32, 0x10, 0x2e, 0x72,
+	0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x61, 0x72, 0x64, 0x52, 0x06,
+	0x74, 0x75, 0x72, 0x6e, 0x55, 0x70, 0x12, 0x26, 0x0a, 0x05, 0x74, 0x72, 0x75, 0x6d, 0x70, 0x18,
+	0x0a, 0x20, 0x01, 0x28, 0x0e, 0x32, 0x10, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e,
+	0x76, 0x31, 0x2e, 0x53, 0x75, 0x69, 0x74, 0x52, 0x05, 0x74, 0x72, 0x75, 0x6d, 0x70, 0x12, 0x1f,
+	0x0a, 0x0b, 0x73, 0x74, 0x6f, 0x63, 0x6b, 0x5f, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x18, 0x0b, 0x20,
+	0x01, 0x28, 0x0d, 0x52, 0x0a, 0x73, 0x74, 0x6f, 0x63, 0x6b, 0x43, 0x6f, 0x75, 0x6e, 0x74, 0x12,
+	0x30, 0x0a, 0x05, 0x73, 0x65, 0x61, 0x74, 0x73, 0x18, 0x0c, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1a,
+	0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72,
+	0x74, 0x65, 0x53, 0x65, 0x61, 0x74, 0x56, 0x69, 0x65, 0x77, 0x52, 0x05, 0x73, 0x65, 0x61, 0x74,
+	0x73, 0x12, 0x33, 0x0a, 0x06, 0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x18, 0x0d, 0x20, 0x03, 0x28,
+	0x0b, 0x32, 0x1b, 0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45,
+	0x63, 0x61, 0x72, 0x74, 0x65, 0x54, 0x72, 0x69, 0x63, 0x6b, 0x56, 0x69, 0x65, 0x77, 0x52, 0x06,
+	0x74, 0x72, 0x69, 0x63, 0x6b, 0x73, 0x12, 0x2a, 0x0a, 0x0e, 0x6b, 0x69, 0x6e, 0x67, 0x5f, 0x61,
+	0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x18, 0x0e, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x00,
+	0x52, 0x0d, 0x6b, 0x69, 0x6e, 0x67, 0x41, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x88,
+	0x01, 0x01, 0x12, 0x25, 0x0a, 0x0e, 0x6f, 0x72, 0x69, 0x67, 0x69, 0x6e, 0x61, 0x6c, 0x5f, 0x68,
+	0x61, 0x6e, 0x64, 0x73, 0x18, 0x0f, 0x20, 0x01, 0x28, 0x08, 0x52, 0x0d, 0x6f, 0x72, 0x69, 0x67,
+	0x69, 0x6e, 0x61, 0x6c, 0x48, 0x61, 0x6e, 0x64, 0x73, 0x12, 0x2f, 0x0a, 0x06, 0x77, 0x61, 0x67,
+	0x65, 0x72, 0x73, 0x18, 0x10, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x17, 0x2e, 0x72, 0x65, 0x66, 0x65,
+	0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x57, 0x61, 0x67,
+	0x65, 0x72, 0x52, 0x06, 0x77, 0x61, 0x67, 0x65, 0x72, 0x73, 0x12, 0x3e, 0x0a, 0x0a, 0x73, 0x70,
+	0x65, 0x63, 0x74, 0x61, 0x74, 0x6f, 0x72, 0x73, 0x18, 0x11, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1e,
+	0x2e, 0x72, 0x65, 0x66, 0x65, 0x72, 0x65, 0x65, 0x2e, 0x76, 0x31, 0x2e, 0x45, 0x63, 0x61, 0x72,
+	0x74, 0x65, 0x53, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74, 0x6f, 0x72, 0x4e, 0x65, 0x74, 0x52, 0x0a,
+	0x73, 0x70, 0x65, 0x63, 0x74, 0x61, 0x74, 0x6f, 0x72, 0x73, 0x12, 0x1b, 0x0a, 0x06, 0x77, 0x69,
+	0x6e, 0x6e, 0x65, 0x72, 0x18, 0x12, 0x20, 0x01, 0x28, 0x0d, 0x48, 0x01, 0x52, 0x06, 0x77, 0x69,
+	0x6e, 0x6e, 0x65, 0x72, 0x88, 0x01, 0x01, 0x42, 0x11, 0x0a, 0x0f, 0x5f, 0x6b, 0x69, 0x6e, 0x67,
+	0x5f, 0x61, 0x6e, 0x6e, 0x6f, 0x75, 0x6e, 0x63, 0x65, 0x64, 0x42, 0x09, 0x0a, 0x07, 0x5f, 0x77,
+	0x69, 0x6e, 0x6e, 0x65, 0x72, 0x2a, 0x6b, 0x0a, 0x0d, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50,
+	0x61, 0x63, 0x6b, 0x65, 0x74, 0x73, 0x12, 0x1e, 0x0a, 0x1a, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45,
+	0x5f, 0x50, 0x41, 0x43, 0x4b, 0x45, 0x54, 0x53, 0x5f, 0x55, 0x4e, 0x53, 0x50, 0x45, 0x43, 0x49,
+	0x46, 0x49, 0x45, 0x44, 0x10, 0x00, 0x12, 0x1c, 0x0a, 0x18, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45,
+	0x5f, 0x50, 0x41, 0x43, 0x4b, 0x45, 0x54, 0x53, 0x5f, 0x54, 0x48, 0x52, 0x45, 0x45, 0x5f, 0x54,
+	0x57, 0x4f, 0x10, 0x01, 0x12, 0x1c, 0x0a, 0x18, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50,
+	0x41, 0x43, 0x4b, 0x45, 0x54, 0x53, 0x5f, 0x54, 0x57, 0x4f, 0x5f, 0x54, 0x48, 0x52, 0x45, 0x45,
+	0x10, 0x02, 0x2a, 0xd9, 0x01, 0x0a, 0x0b, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x50, 0x68, 0x61,
+	0x73, 0x65, 0x12, 0x1c, 0x0a, 0x18, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50, 0x48, 0x41,
+	0x53, 0x45, 0x5f, 0x55, 0x4e, 0x53, 0x50, 0x45, 0x43, 0x49, 0x46, 0x49, 0x45, 0x44, 0x10, 0x00,
+	0x12, 0x19, 0x0a, 0x15, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50, 0x48, 0x41, 0x53, 0x45,
+	0x5f, 0x50, 0x52, 0x4f, 0x50, 0x4f, 0x53, 0x41, 0x4c, 0x10, 0x01, 0x12, 0x17, 0x0a, 0x13, 0x45,
+	0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50, 0x48, 0x41, 0x53, 0x45, 0x5f, 0x41, 0x4e, 0x53, 0x57,
+	0x45, 0x52, 0x10, 0x02, 0x12, 0x1e, 0x0a, 0x1a, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50,
+	0x48, 0x41, 0x53, 0x45, 0x5f, 0x45, 0x4c, 0x44, 0x45, 0x52, 0x5f, 0x44, 0x49, 0x53, 0x43, 0x41,
+	0x52, 0x44, 0x10, 0x03, 0x12, 0x22, 0x0a, 0x1e, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50,
+	0x48, 0x41, 0x53, 0x45, 0x5f, 0x52, 0x45, 0x53, 0x50, 0x4f, 0x4e, 0x44, 0x45, 0x52, 0x5f, 0x44,
+	0x49, 0x53, 0x43, 0x41, 0x52, 0x44, 0x10, 0x04, 0x12, 0x17, 0x0a, 0x13, 0x45, 0x43, 0x41, 0x52,
+	0x54, 0x45, 0x5f, 0x50, 0x48, 0x41, 0x53, 0x45, 0x5f, 0x54, 0x52, 0x49, 0x43, 0x4b, 0x53, 0x10,
+	0x05, 0x12, 0x1b, 0x0a, 0x17, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x50, 0x48, 0x41, 0x53,
+	0x45, 0x5f, 0x4d, 0x41, 0x54, 0x43, 0x48, 0x5f, 0x4f, 0x56, 0x45, 0x52, 0x10, 0x06, 0x2a, 0xc2,
+	0x01, 0x0a, 0x11, 0x45, 0x63, 0x61, 0x72, 0x74, 0x65, 0x53, 0x63, 0x6f, 0x72, 0x65, 0x52, 0x65,
+	0x61, 0x73, 0x6f, 0x6e, 0x12, 0x23, 0x0a, 0x1f, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x53,
+	0x43, 0x4f, 0x52, 0x45, 0x5f, 0x52, 0x45, 0x41, 0x53, 0x4f, 0x4e, 0x5f, 0x55, 0x4e, 0x53, 0x50,
+	0x45, 0x43, 0x49, 0x46, 0x49, 0x45, 0x44, 0x10, 0x00, 0x12, 0x23, 0x0a, 0x1f, 0x45, 0x43, 0x41,
+	0x52, 0x54, 0x45, 0x5f, 0x53, 0x43, 0x4f, 0x52, 0x45, 0x5f, 0x52, 0x45, 0x41, 0x53, 0x4f, 0x4e,
+	0x5f, 0x54, 0x55, 0x52, 0x4e, 0x45, 0x44, 0x5f, 0x4b, 0x49, 0x4e, 0x47, 0x10, 0x01, 0x12, 0x26,
+	0x0a, 0x22, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f, 0x53, 0x43, 0x4f, 0x52, 0x45, 0x5f, 0x52,
+	0x45, 0x41, 0x53, 0x4f, 0x4e, 0x5f, 0x41, 0x4e, 0x4e, 0x4f, 0x55, 0x4e, 0x43, 0x45, 0x44, 0x5f,
+	0x4b, 0x49, 0x4e, 0x47, 0x10, 0x02, 0x12, 0x1d, 0x0a, 0x19, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45,
+	0x5f, 0x53, 0x43, 0x4f, 0x52, 0x45, 0x5f, 0x52, 0x45, 0x41, 0x53, 0x4f, 0x4e, 0x5f, 0x50, 0x4f,
+	0x49, 0x4e, 0x54, 0x10, 0x03, 0x12, 0x1c, 0x0a, 0x18, 0x45, 0x43, 0x41, 0x52, 0x54, 0x45, 0x5f,
+	0x53, 0x43, 0x4f, 0x52, 0x45, 0x5f, 0x52, 0x45, 0x41, 0x53, 0x4f, 0x4e, 0x5f, 0x56, 0x4f, 0x4c,
+	0x45, 0x10, 0x04, 0x62, 0x06, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x33,
 }
 
 var (
@@ -249,22 +3475,111 @@ func file_referee_v1_ecarte_proto_rawDescGZIP() []byte {
 	return file_referee_v1_ecarte_proto_rawDescData
 }
 
-var file_referee_v1_ecarte_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_referee_v1_ecarte_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_referee_v1_ecarte_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_referee_v1_ecarte_proto_goTypes = []interface{}{
-	(*EcarteConfig)(nil), // 0: referee.v1.EcarteConfig
-	(*EcarteState)(nil),  // 1: referee.v1.EcarteState
-	(*EcarteAction)(nil), // 2: referee.v1.EcarteAction
-	(*EcarteEvent)(nil),  // 3: referee.v1.EcarteEvent
-	(*EcarteView)(nil),   // 4: referee.v1.EcarteView
-	(*Card)(nil),         // 5: referee.v1.Card
+	(EcartePackets)(0),          // 0: referee.v1.EcartePackets
+	(EcartePhase)(0),            // 1: referee.v1.EcartePhase
+	(EcarteScoreReason)(0),      // 2: referee.v1.EcarteScoreReason
+	(*EcarteConfig)(nil),        // 3: referee.v1.EcarteConfig
+	(*EcarteSeat)(nil),          // 4: referee.v1.EcarteSeat
+	(*EcarteWager)(nil),         // 5: referee.v1.EcarteWager
+	(*EcarteSpectatorNet)(nil),  // 6: referee.v1.EcarteSpectatorNet
+	(*EcarteState)(nil),         // 7: referee.v1.EcarteState
+	(*EcartePropose)(nil),       // 8: referee.v1.EcartePropose
+	(*EcarteAccept)(nil),        // 9: referee.v1.EcarteAccept
+	(*EcarteRefuse)(nil),        // 10: referee.v1.EcarteRefuse
+	(*EcarteDiscard)(nil),       // 11: referee.v1.EcarteDiscard
+	(*EcartePlay)(nil),          // 12: referee.v1.EcartePlay
+	(*EcarteAnnounceKing)(nil),  // 13: referee.v1.EcarteAnnounceKing
+	(*EcartePlaceWager)(nil),    // 14: referee.v1.EcartePlaceWager
+	(*EcarteAction)(nil),        // 15: referee.v1.EcarteAction
+	(*EcarteCutDraw)(nil),       // 16: referee.v1.EcarteCutDraw
+	(*EcarteDealerCut)(nil),     // 17: referee.v1.EcarteDealerCut
+	(*EcarteHandDealt)(nil),     // 18: referee.v1.EcarteHandDealt
+	(*EcarteDealt)(nil),         // 19: referee.v1.EcarteDealt
+	(*EcarteKingTurned)(nil),    // 20: referee.v1.EcarteKingTurned
+	(*EcarteProposed)(nil),      // 21: referee.v1.EcarteProposed
+	(*EcarteAccepted)(nil),      // 22: referee.v1.EcarteAccepted
+	(*EcarteRefused)(nil),       // 23: referee.v1.EcarteRefused
+	(*EcarteExchanged)(nil),     // 24: referee.v1.EcarteExchanged
+	(*EcarteKingAnnounced)(nil), // 25: referee.v1.EcarteKingAnnounced
+	(*EcarteCardPlayed)(nil),    // 26: referee.v1.EcarteCardPlayed
+	(*EcarteTrickWon)(nil),      // 27: referee.v1.EcarteTrickWon
+	(*EcarteDealScored)(nil),    // 28: referee.v1.EcarteDealScored
+	(*EcartePointsScored)(nil),  // 29: referee.v1.EcartePointsScored
+	(*EcarteGameWon)(nil),       // 30: referee.v1.EcarteGameWon
+	(*EcarteWagerPlaced)(nil),   // 31: referee.v1.EcarteWagerPlaced
+	(*EcarteWagerSettled)(nil),  // 32: referee.v1.EcarteWagerSettled
+	(*EcarteMatchWon)(nil),      // 33: referee.v1.EcarteMatchWon
+	(*EcarteEvent)(nil),         // 34: referee.v1.EcarteEvent
+	(*EcarteSeatView)(nil),      // 35: referee.v1.EcarteSeatView
+	(*EcarteTrickView)(nil),     // 36: referee.v1.EcarteTrickView
+	(*EcarteView)(nil),          // 37: referee.v1.EcarteView
+	(Suit)(0),                   // 38: referee.v1.Suit
+	(*Card)(nil),                // 39: referee.v1.Card
 }
 var file_referee_v1_ecarte_proto_depIdxs = []int32{
-	5, // 0: referee.v1.EcarteView.hand:type_name -> referee.v1.Card
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	0,  // 0: referee.v1.EcarteConfig.packets:type_name -> referee.v1.EcartePackets
+	3,  // 1: referee.v1.EcarteState.config:type_name -> referee.v1.EcarteConfig
+	1,  // 2: referee.v1.EcarteState.phase:type_name -> referee.v1.EcartePhase
+	4,  // 3: referee.v1.EcarteState.seats:type_name -> referee.v1.EcarteSeat
+	38, // 4: referee.v1.EcarteState.trump:type_name -> referee.v1.Suit
+	5,  // 5: referee.v1.EcarteState.wagers:type_name -> referee.v1.EcarteWager
+	6,  // 6: referee.v1.EcarteState.spectators:type_name -> referee.v1.EcarteSpectatorNet
+	39, // 7: referee.v1.EcarteDiscard.cards:type_name -> referee.v1.Card
+	39, // 8: referee.v1.EcartePlay.card:type_name -> referee.v1.Card
+	8,  // 9: referee.v1.EcarteAction.propose:type_name -> referee.v1.EcartePropose
+	9,  // 10: referee.v1.EcarteAction.accept:type_name -> referee.v1.EcarteAccept
+	10, // 11: referee.v1.EcarteAction.refuse:type_name -> referee.v1.EcarteRefuse
+	11, // 12: referee.v1.EcarteAction.discard:type_name -> referee.v1.EcarteDiscard
+	12, // 13: referee.v1.EcarteAction.play:type_name -> referee.v1.EcartePlay
+	13, // 14: referee.v1.EcarteAction.announce_king:type_name -> referee.v1.EcarteAnnounceKing
+	14, // 15: referee.v1.EcarteAction.wager:type_name -> referee.v1.EcartePlaceWager
+	39, // 16: referee.v1.EcarteCutDraw.cards:type_name -> referee.v1.Card
+	16, // 17: referee.v1.EcarteDealerCut.draws:type_name -> referee.v1.EcarteCutDraw
+	39, // 18: referee.v1.EcarteHandDealt.cards:type_name -> referee.v1.Card
+	39, // 19: referee.v1.EcarteDealt.turn_up:type_name -> referee.v1.Card
+	18, // 20: referee.v1.EcarteDealt.hands:type_name -> referee.v1.EcarteHandDealt
+	39, // 21: referee.v1.EcarteKingTurned.card:type_name -> referee.v1.Card
+	39, // 22: referee.v1.EcarteExchanged.discarded:type_name -> referee.v1.Card
+	39, // 23: referee.v1.EcarteExchanged.drawn:type_name -> referee.v1.Card
+	39, // 24: referee.v1.EcarteKingAnnounced.card:type_name -> referee.v1.Card
+	39, // 25: referee.v1.EcarteCardPlayed.card:type_name -> referee.v1.Card
+	39, // 26: referee.v1.EcarteTrickWon.cards:type_name -> referee.v1.Card
+	2,  // 27: referee.v1.EcartePointsScored.reason:type_name -> referee.v1.EcarteScoreReason
+	17, // 28: referee.v1.EcarteEvent.dealer_cut:type_name -> referee.v1.EcarteDealerCut
+	19, // 29: referee.v1.EcarteEvent.dealt:type_name -> referee.v1.EcarteDealt
+	20, // 30: referee.v1.EcarteEvent.king_turned:type_name -> referee.v1.EcarteKingTurned
+	21, // 31: referee.v1.EcarteEvent.proposed:type_name -> referee.v1.EcarteProposed
+	22, // 32: referee.v1.EcarteEvent.accepted:type_name -> referee.v1.EcarteAccepted
+	23, // 33: referee.v1.EcarteEvent.refused:type_name -> referee.v1.EcarteRefused
+	24, // 34: referee.v1.EcarteEvent.exchanged:type_name -> referee.v1.EcarteExchanged
+	25, // 35: referee.v1.EcarteEvent.king_announced:type_name -> referee.v1.EcarteKingAnnounced
+	26, // 36: referee.v1.EcarteEvent.card_played:type_name -> referee.v1.EcarteCardPlayed
+	27, // 37: referee.v1.EcarteEvent.trick_won:type_name -> referee.v1.EcarteTrickWon
+	28, // 38: referee.v1.EcarteEvent.deal_scored:type_name -> referee.v1.EcarteDealScored
+	29, // 39: referee.v1.EcarteEvent.points_scored:type_name -> referee.v1.EcartePointsScored
+	30, // 40: referee.v1.EcarteEvent.game_won:type_name -> referee.v1.EcarteGameWon
+	31, // 41: referee.v1.EcarteEvent.wager_placed:type_name -> referee.v1.EcarteWagerPlaced
+	32, // 42: referee.v1.EcarteEvent.wager_settled:type_name -> referee.v1.EcarteWagerSettled
+	33, // 43: referee.v1.EcarteEvent.match_won:type_name -> referee.v1.EcarteMatchWon
+	39, // 44: referee.v1.EcarteSeatView.hand:type_name -> referee.v1.Card
+	39, // 45: referee.v1.EcarteSeatView.discards:type_name -> referee.v1.Card
+	39, // 46: referee.v1.EcarteTrickView.cards:type_name -> referee.v1.Card
+	3,  // 47: referee.v1.EcarteView.config:type_name -> referee.v1.EcarteConfig
+	1,  // 48: referee.v1.EcarteView.phase:type_name -> referee.v1.EcartePhase
+	39, // 49: referee.v1.EcarteView.turn_up:type_name -> referee.v1.Card
+	38, // 50: referee.v1.EcarteView.trump:type_name -> referee.v1.Suit
+	35, // 51: referee.v1.EcarteView.seats:type_name -> referee.v1.EcarteSeatView
+	36, // 52: referee.v1.EcarteView.tricks:type_name -> referee.v1.EcarteTrickView
+	5,  // 53: referee.v1.EcarteView.wagers:type_name -> referee.v1.EcarteWager
+	6,  // 54: referee.v1.EcarteView.spectators:type_name -> referee.v1.EcarteSpectatorNet
+	55, // [55:55] is the sub-list for method output_type
+	55, // [55:55] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_referee_v1_ecarte_proto_init() }
@@ -287,7 +3602,7 @@ func file_referee_v1_ecarte_proto_init() {
 			}
 		}
 		file_referee_v1_ecarte_proto_msgTypes[1].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*EcarteState); i {
+			switch v := v.(*EcarteSeat); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -299,7 +3614,7 @@ func file_referee_v1_ecarte_proto_init() {
 			}
 		}
 		file_referee_v1_ecarte_proto_msgTypes[2].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*EcarteAction); i {
+			switch v := v.(*EcarteWager); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -311,7 +3626,7 @@ func file_referee_v1_ecarte_proto_init() {
 			}
 		}
 		file_referee_v1_ecarte_proto_msgTypes[3].Exporter = func(v interface{}, i int) interface{} {
-			switch v := v.(*EcarteEvent); i {
+			switch v := v.(*EcarteSpectatorNet); i {
 			case 0:
 				return &v.state
 			case 1:
@@ -323,6 +3638,366 @@ func file_referee_v1_ecarte_proto_init() {
 			}
 		}
 		file_referee_v1_ecarte_proto_msgTypes[4].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteState); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[5].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcartePropose); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[6].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteAccept); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[7].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteRefuse); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[8].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteDiscard); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[9].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcartePlay); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[10].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteAnnounceKing); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[11].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcartePlaceWager); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[12].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteAction); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[13].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteCutDraw); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[14].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteDealerCut); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[15].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteHandDealt); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[16].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteDealt); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[17].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteKingTurned); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[18].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteProposed); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[19].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteAccepted); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[20].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteRefused); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[21].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteExchanged); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[22].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteKingAnnounced); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[23].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteCardPlayed); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[24].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteTrickWon); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[25].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteDealScored); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[26].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcartePointsScored); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[27].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteGameWon); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[28].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteWagerPlaced); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[29].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteWagerSettled); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[30].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteMatchWon); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[31].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteEvent); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[32].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteSeatView); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[33].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*EcarteTrickView); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_referee_v1_ecarte_proto_msgTypes[34].Exporter = func(v interface{}, i int) interface{} {
 			switch v := v.(*EcarteView); i {
 			case 0:
 				return &v.state
@@ -335,18 +4010,51 @@ func file_referee_v1_ecarte_proto_init() {
 			}
 		}
 	}
+	file_referee_v1_ecarte_proto_msgTypes[0].OneofWrappers = []interface{}{}
+	file_referee_v1_ecarte_proto_msgTypes[4].OneofWrappers = []interface{}{}
+	file_referee_v1_ecarte_proto_msgTypes[12].OneofWrappers = []interface{}{
+		(*EcarteAction_Propose)(nil),
+		(*EcarteAction_Accept)(nil),
+		(*EcarteAction_Refuse)(nil),
+		(*EcarteAction_Discard)(nil),
+		(*EcarteAction_Play)(nil),
+		(*EcarteAction_AnnounceKing)(nil),
+		(*EcarteAction_Wager)(nil),
+	}
+	file_referee_v1_ecarte_proto_msgTypes[26].OneofWrappers = []interface{}{}
+	file_referee_v1_ecarte_proto_msgTypes[31].OneofWrappers = []interface{}{
+		(*EcarteEvent_DealerCut)(nil),
+		(*EcarteEvent_Dealt)(nil),
+		(*EcarteEvent_KingTurned)(nil),
+		(*EcarteEvent_Proposed)(nil),
+		(*EcarteEvent_Accepted)(nil),
+		(*EcarteEvent_Refused)(nil),
+		(*EcarteEvent_Exchanged)(nil),
+		(*EcarteEvent_KingAnnounced)(nil),
+		(*EcarteEvent_CardPlayed)(nil),
+		(*EcarteEvent_TrickWon)(nil),
+		(*EcarteEvent_DealScored)(nil),
+		(*EcarteEvent_PointsScored)(nil),
+		(*EcarteEvent_GameWon)(nil),
+		(*EcarteEvent_WagerPlaced)(nil),
+		(*EcarteEvent_WagerSettled)(nil),
+		(*EcarteEvent_MatchWon)(nil),
+	}
+	file_referee_v1_ecarte_proto_msgTypes[33].OneofWrappers = []interface{}{}
+	file_referee_v1_ecarte_proto_msgTypes[34].OneofWrappers = []interface{}{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: file_referee_v1_ecarte_proto_rawDesc,
-			NumEnums:      0,
-			NumMessages:   5,
+			NumEnums:      3,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_referee_v1_ecarte_proto_goTypes,
 		DependencyIndexes: file_referee_v1_ecarte_proto_depIdxs,
+		EnumInfos:         file_referee_v1_ecarte_proto_enumTypes,
 		MessageInfos:      file_referee_v1_ecarte_proto_msgTypes,
 	}.Build()
 	File_referee_v1_ecarte_proto = out.File

@@ -2,9 +2,9 @@
 // @generated from file referee/v1/ecarte.proto (package referee.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Card } from "./cards_pb.js";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Card, Suit } from "./cards_pb.js";
 import { file_referee_v1_cards } from "./cards_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,12 +12,89 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file referee/v1/ecarte.proto.
  */
 export const file_referee_v1_ecarte: GenFile = /*@__PURE__*/
-  fileDesc("ChdyZWZlcmVlL3YxL2VjYXJ0ZS5wcm90bxIKcmVmZXJlZS52MSIOCgxFY2FydGVDb25maWciDQoLRWNhcnRlU3RhdGUiDgoMRWNhcnRlQWN0aW9uIg0KC0VjYXJ0ZUV2ZW50IiwKCkVjYXJ0ZVZpZXcSHgoEaGFuZBgBIAMoCzIQLnJlZmVyZWUudjEuQ2FyZGIGcHJvdG8z", [file_referee_v1_cards]);
+  fileDesc("ChdyZWZlcmVlL3YxL2VjYXJ0ZS5wcm90bxIKcmVmZXJlZS52MSKgAgoMRWNhcnRlQ29uZmlnEg0KBXNlYXRzGAEgASgNEhkKDGZpcnN0X2RlYWxlchgCIAEoDUgAiAEBEioKB3BhY2tldHMYAyABKA4yGS5yZWZlcmVlLnYxLkVjYXJ0ZVBhY2tldHMSFQoNdGFyZ2V0X3BvaW50cxgEIAEoDRIUCgxnYW1lc190b193aW4YBSABKA0SDQoFc3Rha2UYBiABKAQSFwoPdm9sZV9tdWx0aXBsaWVyGAcgASgNEhcKD2tpbmdfbXVsdGlwbGllchgIIAEoDRIPCgdnYWxsZXJ5GAkgASgIEhMKC3dhZ2VyX2xpbWl0GAogASgEEhUKDWpldXhfZGVfcmVnbGUYCyABKAhCDwoNX2ZpcnN0X2RlYWxlciJyCgpFY2FydGVTZWF0EgwKBGhhbmQYASABKAwSEAoIZGlzY2FyZHMYAiABKAwSEgoKdHJpY2tzX3dvbhgDIAEoDRIOCgZwb2ludHMYBCABKA0SEQoJZ2FtZXNfd29uGAUgASgNEg0KBWNoaXBzGAYgASgSIj4KC0VjYXJ0ZVdhZ2VyEhEKCXNwZWN0YXRvchgBIAEoCRIMCgRzZWF0GAIgASgNEg4KBmFtb3VudBgDIAEoBCI0ChJFY2FydGVTcGVjdGF0b3JOZXQSEQoJc3BlY3RhdG9yGAEgASgJEgsKA25ldBgCIAEoEiKQAwoLRWNhcnRlU3RhdGUSKAoGY29uZmlnGAEgASgLMhgucmVmZXJlZS52MS5FY2FydGVDb25maWcSJgoFcGhhc2UYAiABKA4yFy5yZWZlcmVlLnYxLkVjYXJ0ZVBoYXNlEgwKBGRlYWwYAyABKA0SDgoGZGVhbGVyGAQgASgNEgwKBHR1cm4YBSABKA0SJQoFc2VhdHMYBiADKAsyFi5yZWZlcmVlLnYxLkVjYXJ0ZVNlYXQSDwoHdHVybl91cBgHIAEoDBIfCgV0cnVtcBgIIAEoDjIQLnJlZmVyZWUudjEuU3VpdBINCgVzdG9jaxgJIAEoDBIOCgZ0cmlja3MYCiABKAwSGwoOa2luZ19hbm5vdW5jZWQYCyABKA1IAIgBARInCgZ3YWdlcnMYDCADKAsyFy5yZWZlcmVlLnYxLkVjYXJ0ZVdhZ2VyEjIKCnNwZWN0YXRvcnMYDSADKAsyHi5yZWZlcmVlLnYxLkVjYXJ0ZVNwZWN0YXRvck5ldEIRCg9fa2luZ19hbm5vdW5jZWQiDwoNRWNhcnRlUHJvcG9zZSIOCgxFY2FydGVBY2NlcHQiDgoMRWNhcnRlUmVmdXNlIjAKDUVjYXJ0ZURpc2NhcmQSHwoFY2FyZHMYASADKAsyEC5yZWZlcmVlLnYxLkNhcmQiLAoKRWNhcnRlUGxheRIeCgRjYXJkGAEgASgLMhAucmVmZXJlZS52MS5DYXJkIhQKEkVjYXJ0ZUFubm91bmNlS2luZyJEChBFY2FydGVQbGFjZVdhZ2VyEgwKBHNlYXQYASABKA0SDgoGYW1vdW50GAIgASgEEhIKCmFtb3VudF9tYXgYAyABKAQi2gIKDEVjYXJ0ZUFjdGlvbhIsCgdwcm9wb3NlGAEgASgLMhkucmVmZXJlZS52MS5FY2FydGVQcm9wb3NlSAASKgoGYWNjZXB0GAIgASgLMhgucmVmZXJlZS52MS5FY2FydGVBY2NlcHRIABIqCgZyZWZ1c2UYAyABKAsyGC5yZWZlcmVlLnYxLkVjYXJ0ZVJlZnVzZUgAEiwKB2Rpc2NhcmQYBCABKAsyGS5yZWZlcmVlLnYxLkVjYXJ0ZURpc2NhcmRIABImCgRwbGF5GAUgASgLMhYucmVmZXJlZS52MS5FY2FydGVQbGF5SAASNwoNYW5ub3VuY2Vfa2luZxgGIAEoCzIeLnJlZmVyZWUudjEuRWNhcnRlQW5ub3VuY2VLaW5nSAASLQoFd2FnZXIYByABKAsyHC5yZWZlcmVlLnYxLkVjYXJ0ZVBsYWNlV2FnZXJIAEIGCgRraW5kIj4KDUVjYXJ0ZUN1dERyYXcSDAoEc2VhdBgBIAEoDRIfCgVjYXJkcxgCIAMoCzIQLnJlZmVyZWUudjEuQ2FyZCJLCg9FY2FydGVEZWFsZXJDdXQSKAoFZHJhd3MYASADKAsyGS5yZWZlcmVlLnYxLkVjYXJ0ZUN1dERyYXcSDgoGZGVhbGVyGAIgASgNIlQKD0VjYXJ0ZUhhbmREZWFsdBIMCgRzZWF0GAEgASgNEhIKCmNhcmRfY291bnQYAiABKA0SHwoFY2FyZHMYAyADKAsyEC5yZWZlcmVlLnYxLkNhcmQivgEKC0VjYXJ0ZURlYWx0EgwKBGRlYWwYASABKA0SDAoEZ2FtZRgCIAEoDRIOCgZkZWFsZXIYAyABKA0SDQoFZWxkZXIYBCABKA0SEQoJcmVzcG9uZGVyGAUgASgNEiEKB3R1cm5fdXAYBiABKAsyEC5yZWZlcmVlLnYxLkNhcmQSEgoKc3RvY2tfc2l6ZRgHIAEoDRIqCgVoYW5kcxgIIAMoCzIbLnJlZmVyZWUudjEuRWNhcnRlSGFuZERlYWx0IkAKEEVjYXJ0ZUtpbmdUdXJuZWQSDAoEc2VhdBgBIAEoDRIeCgRjYXJkGAIgASgLMhAucmVmZXJlZS52MS5DYXJkIh4KDkVjYXJ0ZVByb3Bvc2VkEgwKBHNlYXQYASABKA0iHgoORWNhcnRlQWNjZXB0ZWQSDAoEc2VhdBgBIAEoDSIdCg1FY2FydGVSZWZ1c2VkEgwKBHNlYXQYASABKA0iiAEKD0VjYXJ0ZUV4Y2hhbmdlZBIMCgRzZWF0GAEgASgNEg0KBWNvdW50GAIgASgNEiMKCWRpc2NhcmRlZBgDIAMoCzIQLnJlZmVyZWUudjEuQ2FyZBIfCgVkcmF3bhgEIAMoCzIQLnJlZmVyZWUudjEuQ2FyZBISCgpzdG9ja19sZWZ0GAUgASgNIkMKE0VjYXJ0ZUtpbmdBbm5vdW5jZWQSDAoEc2VhdBgBIAEoDRIeCgRjYXJkGAIgASgLMhAucmVmZXJlZS52MS5DYXJkIkAKEEVjYXJ0ZUNhcmRQbGF5ZWQSDAoEc2VhdBgBIAEoDRIeCgRjYXJkGAIgASgLMhAucmVmZXJlZS52MS5DYXJkIl4KDkVjYXJ0ZVRyaWNrV29uEg0KBXRyaWNrGAEgASgNEgwKBHNlYXQYAiABKA0SDgoGbGVhZGVyGAMgASgNEh8KBWNhcmRzGAQgAygLMhAucmVmZXJlZS52MS5DYXJkInQKEEVjYXJ0ZURlYWxTY29yZWQSDAoEZGVhbBgBIAEoDRIMCgRzZWF0GAIgASgNEg4KBnRyaWNrcxgDIAMoDRIMCgR2b2xlGAQgASgIEg4KBnJhaXNlZBgFIAEoCBIWCg5vcmlnaW5hbF9oYW5kcxgGIAEoCCKdAQoSRWNhcnRlUG9pbnRzU2NvcmVkEgwKBHNlYXQYASABKA0SLQoGcmVhc29uGAIgASgOMh0ucmVmZXJlZS52MS5FY2FydGVTY29yZVJlYXNvbhIOCgZwb2ludHMYAyABKA0SDQoFdG90YWwYBCABKA0SDQoFY2hpcHMYBSABKAQSEgoFcGF5ZXIYBiABKA1IAIgBAUIICgZfcGF5ZXIiOwoNRWNhcnRlR2FtZVdvbhIMCgRnYW1lGAEgASgNEgwKBHNlYXQYAiABKA0SDgoGcG9pbnRzGAMgAygNIkQKEUVjYXJ0ZVdhZ2VyUGxhY2VkEhEKCXNwZWN0YXRvchgBIAEoCRIMCgRzZWF0GAIgASgNEg4KBmFtb3VudBgDIAEoBCJfChJFY2FydGVXYWdlclNldHRsZWQSEQoJc3BlY3RhdG9yGAEgASgJEgwKBHNlYXQYAiABKA0SDgoGYW1vdW50GAMgASgEEgsKA3dvbhgEIAEoCBILCgNuZXQYBSABKBIiMQoORWNhcnRlTWF0Y2hXb24SDAoEc2VhdBgBIAEoDRIRCglnYW1lc193b24YAiADKA0ixgYKC0VjYXJ0ZUV2ZW50EjEKCmRlYWxlcl9jdXQYASABKAsyGy5yZWZlcmVlLnYxLkVjYXJ0ZURlYWxlckN1dEgAEigKBWRlYWx0GAIgASgLMhcucmVmZXJlZS52MS5FY2FydGVEZWFsdEgAEjMKC2tpbmdfdHVybmVkGAMgASgLMhwucmVmZXJlZS52MS5FY2FydGVLaW5nVHVybmVkSAASLgoIcHJvcG9zZWQYBCABKAsyGi5yZWZlcmVlLnYxLkVjYXJ0ZVByb3Bvc2VkSAASLgoIYWNjZXB0ZWQYBSABKAsyGi5yZWZlcmVlLnYxLkVjYXJ0ZUFjY2VwdGVkSAASLAoHcmVmdXNlZBgGIAEoCzIZLnJlZmVyZWUudjEuRWNhcnRlUmVmdXNlZEgAEjAKCWV4Y2hhbmdlZBgHIAEoCzIbLnJlZmVyZWUudjEuRWNhcnRlRXhjaGFuZ2VkSAASOQoOa2luZ19hbm5vdW5jZWQYCCABKAsyHy5yZWZlcmVlLnYxLkVjYXJ0ZUtpbmdBbm5vdW5jZWRIABIzCgtjYXJkX3BsYXllZBgJIAEoCzIcLnJlZmVyZWUudjEuRWNhcnRlQ2FyZFBsYXllZEgAEi8KCXRyaWNrX3dvbhgKIAEoCzIaLnJlZmVyZWUudjEuRWNhcnRlVHJpY2tXb25IABIzCgtkZWFsX3Njb3JlZBgLIAEoCzIcLnJlZmVyZWUudjEuRWNhcnRlRGVhbFNjb3JlZEgAEjcKDXBvaW50c19zY29yZWQYDCABKAsyHi5yZWZlcmVlLnYxLkVjYXJ0ZVBvaW50c1Njb3JlZEgAEi0KCGdhbWVfd29uGA0gASgLMhkucmVmZXJlZS52MS5FY2FydGVHYW1lV29uSAASNQoMd2FnZXJfcGxhY2VkGA4gASgLMh0ucmVmZXJlZS52MS5FY2FydGVXYWdlclBsYWNlZEgAEjcKDXdhZ2VyX3NldHRsZWQYDyABKAsyHi5yZWZlcmVlLnYxLkVjYXJ0ZVdhZ2VyU2V0dGxlZEgAEi8KCW1hdGNoX3dvbhgQIAEoCzIaLnJlZmVyZWUudjEuRWNhcnRlTWF0Y2hXb25IAEIGCgRraW5kIvsBCg5FY2FydGVTZWF0VmlldxIMCgRzZWF0GAEgASgNEhIKCmNhcmRfY291bnQYAiABKA0SHgoEaGFuZBgDIAMoCzIQLnJlZmVyZWUudjEuQ2FyZBIUCgxoYW5kX3Zpc2libGUYBCABKAgSFQoNZGlzY2FyZF9jb3VudBgFIAEoDRIiCghkaXNjYXJkcxgGIAMoCzIQLnJlZmVyZWUudjEuQ2FyZBISCgp0cmlja3Nfd29uGAcgASgNEg4KBnBvaW50cxgIIAEoDRIRCglnYW1lc193b24YCSABKA0SDQoFY2hpcHMYCiABKBISEAoIc2l0c19vdXQYCyABKAgiYgoPRWNhcnRlVHJpY2tWaWV3Eg4KBmxlYWRlchgBIAEoDRIfCgVjYXJkcxgCIAMoCzIQLnJlZmVyZWUudjEuQ2FyZBITCgZ3aW5uZXIYAyABKA1IAIgBAUIJCgdfd2lubmVyIrAECgpFY2FydGVWaWV3EigKBmNvbmZpZxgBIAEoCzIYLnJlZmVyZWUudjEuRWNhcnRlQ29uZmlnEiYKBXBoYXNlGAIgASgOMhcucmVmZXJlZS52MS5FY2FydGVQaGFzZRIMCgRkZWFsGAMgASgNEgwKBGdhbWUYBCABKA0SDgoGZGVhbGVyGAUgASgNEg0KBWVsZGVyGAYgASgNEhEKCXJlc3BvbmRlchgHIAEoDRIMCgR0dXJuGAggASgNEiEKB3R1cm5fdXAYCSABKAsyEC5yZWZlcmVlLnYxLkNhcmQSHwoFdHJ1bXAYCiABKA4yEC5yZWZlcmVlLnYxLlN1aXQSEwoLc3RvY2tfY291bnQYCyABKA0SKQoFc2VhdHMYDCADKAsyGi5yZWZlcmVlLnYxLkVjYXJ0ZVNlYXRWaWV3EisKBnRyaWNrcxgNIAMoCzIbLnJlZmVyZWUudjEuRWNhcnRlVHJpY2tWaWV3EhsKDmtpbmdfYW5ub3VuY2VkGA4gASgNSACIAQESFgoOb3JpZ2luYWxfaGFuZHMYDyABKAgSJwoGd2FnZXJzGBAgAygLMhcucmVmZXJlZS52MS5FY2FydGVXYWdlchIyCgpzcGVjdGF0b3JzGBEgAygLMh4ucmVmZXJlZS52MS5FY2FydGVTcGVjdGF0b3JOZXQSEwoGd2lubmVyGBIgASgNSAGIAQFCEQoPX2tpbmdfYW5ub3VuY2VkQgkKB193aW5uZXIqawoNRWNhcnRlUGFja2V0cxIeChpFQ0FSVEVfUEFDS0VUU19VTlNQRUNJRklFRBAAEhwKGEVDQVJURV9QQUNLRVRTX1RIUkVFX1RXTxABEhwKGEVDQVJURV9QQUNLRVRTX1RXT19USFJFRRACKtkBCgtFY2FydGVQaGFzZRIcChhFQ0FSVEVfUEhBU0VfVU5TUEVDSUZJRUQQABIZChVFQ0FSVEVfUEhBU0VfUFJPUE9TQUwQARIXChNFQ0FSVEVfUEhBU0VfQU5TV0VSEAISHgoaRUNBUlRFX1BIQVNFX0VMREVSX0RJU0NBUkQQAxIiCh5FQ0FSVEVfUEhBU0VfUkVTUE9OREVSX0RJU0NBUkQQBBIXChNFQ0FSVEVfUEhBU0VfVFJJQ0tTEAUSGwoXRUNBUlRFX1BIQVNFX01BVENIX09WRVIQBirCAQoRRWNhcnRlU2NvcmVSZWFzb24SIwofRUNBUlRFX1NDT1JFX1JFQVNPTl9VTlNQRUNJRklFRBAAEiMKH0VDQVJURV9TQ09SRV9SRUFTT05fVFVSTkVEX0tJTkcQARImCiJFQ0FSVEVfU0NPUkVfUkVBU09OX0FOTk9VTkNFRF9LSU5HEAISHQoZRUNBUlRFX1NDT1JFX1JFQVNPTl9QT0lOVBADEhwKGEVDQVJURV9TQ09SRV9SRUFTT05fVk9MRRAEYgZwcm90bzM", [file_referee_v1_cards]);
 
 /**
+ * The configuration of a match. Zero values mean the default; every variant
+ * (E-VAR-*) is an option here and they combine freely.
+ *
  * @generated from message referee.v1.EcarteConfig
  */
 export type EcarteConfig = Message<"referee.v1.EcarteConfig"> & {
+  /**
+   * 2, or 3 for Écarté à trois (E-SEAT-1, E-VAR-5). 0 means 2.
+   *
+   * @generated from field: uint32 seats = 1;
+   */
+  seats: number;
+
+  /**
+   * The first dealer; when absent the seats cut, lowest card deals (E-SEAT-2).
+   *
+   * @generated from field: optional uint32 first_dealer = 2;
+   */
+  firstDealer?: number | undefined;
+
+  /**
+   * @generated from field: referee.v1.EcartePackets packets = 3;
+   */
+  packets: EcartePackets;
+
+  /**
+   * Points that win a game, 1 .. 99; 0 means 5 (E-VAR-1: rapide 3, Napoléon 11).
+   *
+   * @generated from field: uint32 target_points = 4;
+   */
+  targetPoints: number;
+
+  /**
+   * Games that win the match, 1 .. 9; 0 means 1 (E-VAR-2).
+   *
+   * @generated from field: uint32 games_to_win = 5;
+   */
+  gamesToWin: number;
+
+  /**
+   * Chips per point, 0 .. 1,000,000; 0 plays without stakes (E-VAR-3).
+   *
+   * @generated from field: uint64 stake = 6;
+   */
+  stake: bigint;
+
+  /**
+   * Stakes: multiplier of vole points, 1 .. 100; 0 means 2 (E-VAR-3).
+   *
+   * @generated from field: uint32 vole_multiplier = 7;
+   */
+  voleMultiplier: number;
+
+  /**
+   * Stakes: multiplier of king points, 1 .. 100; 0 means 2 (E-VAR-3).
+   *
+   * @generated from field: uint32 king_multiplier = 8;
+   */
+  kingMultiplier: number;
+
+  /**
+   * Écarté au Cercle: spectators may wager on the winner of each game (E-VAR-4).
+   *
+   * @generated from field: bool gallery = 9;
+   */
+  gallery: boolean;
+
+  /**
+   * The largest single wager, 1 .. 1,000,000; 0 means 100 (E-VAR-4).
+   *
+   * @generated from field: uint64 wager_limit = 10;
+   */
+  wagerLimit: bigint;
+
+  /**
+   * Jeux de règle: the elder may not propose with a jeu de règle (E-VAR-6).
+   *
+   * @generated from field: bool jeux_de_regle = 11;
+   */
+  jeuxDeRegle: boolean;
 };
 
 /**
@@ -28,9 +105,207 @@ export const EcarteConfigSchema: GenMessage<EcarteConfig> = /*@__PURE__*/
   messageDesc(file_referee_v1_ecarte, 0);
 
 /**
+ * One seat of the full state.
+ *
+ * @generated from message referee.v1.EcarteSeat
+ */
+export type EcarteSeat = Message<"referee.v1.EcarteSeat"> & {
+  /**
+   * The cards in hand, as card codes (see Card), in canonical order.
+   *
+   * @generated from field: bytes hand = 1;
+   */
+  hand: Uint8Array;
+
+  /**
+   * The cards this seat discarded in this deal, as card codes (E-EXCH-8).
+   *
+   * @generated from field: bytes discards = 2;
+   */
+  discards: Uint8Array;
+
+  /**
+   * Tricks won in this deal.
+   *
+   * @generated from field: uint32 tricks_won = 3;
+   */
+  tricksWon: number;
+
+  /**
+   * Points in the current game (when the match is over: in its last game).
+   *
+   * @generated from field: uint32 points = 4;
+   */
+  points: number;
+
+  /**
+   * Games won in the match.
+   *
+   * @generated from field: uint32 games_won = 5;
+   */
+  gamesWon: number;
+
+  /**
+   * Net chips won (negative: lost) with stakes (E-VAR-3).
+   *
+   * @generated from field: sint64 chips = 6;
+   */
+  chips: bigint;
+};
+
+/**
+ * Describes the message referee.v1.EcarteSeat.
+ * Use `create(EcarteSeatSchema)` to create a new message.
+ */
+export const EcarteSeatSchema: GenMessage<EcarteSeat> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 1);
+
+/**
+ * An open wager of a spectator on the winner of the current game (E-VAR-4).
+ *
+ * @generated from message referee.v1.EcarteWager
+ */
+export type EcarteWager = Message<"referee.v1.EcarteWager"> & {
+  /**
+   * @generated from field: string spectator = 1;
+   */
+  spectator: string;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: uint64 amount = 3;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message referee.v1.EcarteWager.
+ * Use `create(EcarteWagerSchema)` to create a new message.
+ */
+export const EcarteWagerSchema: GenMessage<EcarteWager> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 2);
+
+/**
+ * A spectator's net result of settled wagers (E-VAR-4).
+ *
+ * @generated from message referee.v1.EcarteSpectatorNet
+ */
+export type EcarteSpectatorNet = Message<"referee.v1.EcarteSpectatorNet"> & {
+  /**
+   * @generated from field: string spectator = 1;
+   */
+  spectator: string;
+
+  /**
+   * @generated from field: sint64 net = 2;
+   */
+  net: bigint;
+};
+
+/**
+ * Describes the message referee.v1.EcarteSpectatorNet.
+ * Use `create(EcarteSpectatorNetSchema)` to create a new message.
+ */
+export const EcarteSpectatorNetSchema: GenMessage<EcarteSpectatorNet> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 3);
+
+/**
+ * The full state of a match. It holds every hand and the stock: never show it
+ * to a player (use ViewState), or carry it sealed.
+ *
  * @generated from message referee.v1.EcarteState
  */
 export type EcarteState = Message<"referee.v1.EcarteState"> & {
+  /**
+   * @generated from field: referee.v1.EcarteConfig config = 1;
+   */
+  config?: EcarteConfig | undefined;
+
+  /**
+   * @generated from field: referee.v1.EcartePhase phase = 2;
+   */
+  phase: EcartePhase;
+
+  /**
+   * The number of the current (or last) deal over the whole match, from 0; it
+   * is also its shuffle number (E-DEAL-1).
+   *
+   * @generated from field: uint32 deal = 3;
+   */
+  deal: number;
+
+  /**
+   * The seat that dealt the current deal.
+   *
+   * @generated from field: uint32 dealer = 4;
+   */
+  dealer: number;
+
+  /**
+   * The seat to act (announcing the king aside, E-KING-1).
+   *
+   * @generated from field: uint32 turn = 5;
+   */
+  turn: number;
+
+  /**
+   * @generated from field: repeated referee.v1.EcarteSeat seats = 6;
+   */
+  seats: EcarteSeat[];
+
+  /**
+   * The turned-up card: exactly one card code (E-DEAL-3).
+   *
+   * @generated from field: bytes turn_up = 7;
+   */
+  turnUp: Uint8Array;
+
+  /**
+   * Trumps: the suit of the turned-up card.
+   *
+   * @generated from field: referee.v1.Suit trump = 8;
+   */
+  trump: Suit;
+
+  /**
+   * The stock, top (next drawn) first, as card codes (E-DEAL-3).
+   *
+   * @generated from field: bytes stock = 9;
+   */
+  stock: Uint8Array;
+
+  /**
+   * The cards played to the tricks of this deal in order, the leader's card
+   * first in each trick; an odd length means a card led awaits its answer.
+   *
+   * @generated from field: bytes tricks = 10;
+   */
+  tricks: Uint8Array;
+
+  /**
+   * The seat that announced the king of trumps in this deal (E-KING-1).
+   *
+   * @generated from field: optional uint32 king_announced = 11;
+   */
+  kingAnnounced?: number | undefined;
+
+  /**
+   * Open wagers, in the order placed (E-VAR-4).
+   *
+   * @generated from field: repeated referee.v1.EcarteWager wagers = 12;
+   */
+  wagers: EcarteWager[];
+
+  /**
+   * Spectators' net results, one per spectator, sorted by id (E-VAR-4).
+   *
+   * @generated from field: repeated referee.v1.EcarteSpectatorNet spectators = 13;
+   */
+  spectators: EcarteSpectatorNet[];
 };
 
 /**
@@ -38,12 +313,192 @@ export type EcarteState = Message<"referee.v1.EcarteState"> & {
  * Use `create(EcarteStateSchema)` to create a new message.
  */
 export const EcarteStateSchema: GenMessage<EcarteState> = /*@__PURE__*/
-  messageDesc(file_referee_v1_ecarte, 1);
+  messageDesc(file_referee_v1_ecarte, 4);
+
+/**
+ * "Je propose" (E-EXCH-1).
+ *
+ * @generated from message referee.v1.EcartePropose
+ */
+export type EcartePropose = Message<"referee.v1.EcartePropose"> & {
+};
+
+/**
+ * Describes the message referee.v1.EcartePropose.
+ * Use `create(EcarteProposeSchema)` to create a new message.
+ */
+export const EcarteProposeSchema: GenMessage<EcartePropose> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 5);
+
+/**
+ * "J'accepte" (E-EXCH-3).
+ *
+ * @generated from message referee.v1.EcarteAccept
+ */
+export type EcarteAccept = Message<"referee.v1.EcarteAccept"> & {
+};
+
+/**
+ * Describes the message referee.v1.EcarteAccept.
+ * Use `create(EcarteAcceptSchema)` to create a new message.
+ */
+export const EcarteAcceptSchema: GenMessage<EcarteAccept> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 6);
+
+/**
+ * "Je joue": refuse the proposal (E-EXCH-3, E-EXCH-4).
+ *
+ * @generated from message referee.v1.EcarteRefuse
+ */
+export type EcarteRefuse = Message<"referee.v1.EcarteRefuse"> & {
+};
+
+/**
+ * Describes the message referee.v1.EcarteRefuse.
+ * Use `create(EcarteRefuseSchema)` to create a new message.
+ */
+export const EcarteRefuseSchema: GenMessage<EcarteRefuse> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 7);
+
+/**
+ * Discard these cards face down and draw as many (E-EXCH-5, E-EXCH-6).
+ *
+ * @generated from message referee.v1.EcarteDiscard
+ */
+export type EcarteDiscard = Message<"referee.v1.EcarteDiscard"> & {
+  /**
+   * 1 .. 5 distinct cards of the hand.
+   *
+   * @generated from field: repeated referee.v1.Card cards = 1;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteDiscard.
+ * Use `create(EcarteDiscardSchema)` to create a new message.
+ */
+export const EcarteDiscardSchema: GenMessage<EcarteDiscard> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 8);
+
+/**
+ * Lead or answer a card. The elder's first lead also ends the exchange (E-EXCH-1).
+ *
+ * @generated from message referee.v1.EcartePlay
+ */
+export type EcartePlay = Message<"referee.v1.EcartePlay"> & {
+  /**
+   * @generated from field: referee.v1.Card card = 1;
+   */
+  card?: Card | undefined;
+};
+
+/**
+ * Describes the message referee.v1.EcartePlay.
+ * Use `create(EcartePlaySchema)` to create a new message.
+ */
+export const EcartePlaySchema: GenMessage<EcartePlay> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 9);
+
+/**
+ * Announce the king of trumps ("le roi"; E-KING-1). Allowed out of turn.
+ *
+ * @generated from message referee.v1.EcarteAnnounceKing
+ */
+export type EcarteAnnounceKing = Message<"referee.v1.EcarteAnnounceKing"> & {
+};
+
+/**
+ * Describes the message referee.v1.EcarteAnnounceKing.
+ * Use `create(EcarteAnnounceKingSchema)` to create a new message.
+ */
+export const EcarteAnnounceKingSchema: GenMessage<EcarteAnnounceKing> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 10);
+
+/**
+ * A spectator's wager on the winner of the current game (E-VAR-4).
+ *
+ * @generated from message referee.v1.EcartePlaceWager
+ */
+export type EcartePlaceWager = Message<"referee.v1.EcartePlaceWager"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * 1 .. config.wager_limit chips.
+   *
+   * @generated from field: uint64 amount = 2;
+   */
+  amount: bigint;
+
+  /**
+   * In LegalActions only: every amount from `amount` to `amount_max` is legal.
+   * Ignored by ApplyAction.
+   *
+   * @generated from field: uint64 amount_max = 3;
+   */
+  amountMax: bigint;
+};
+
+/**
+ * Describes the message referee.v1.EcartePlaceWager.
+ * Use `create(EcartePlaceWagerSchema)` to create a new message.
+ */
+export const EcartePlaceWagerSchema: GenMessage<EcartePlaceWager> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 11);
 
 /**
  * @generated from message referee.v1.EcarteAction
  */
 export type EcarteAction = Message<"referee.v1.EcarteAction"> & {
+  /**
+   * @generated from oneof referee.v1.EcarteAction.kind
+   */
+  kind: {
+    /**
+     * @generated from field: referee.v1.EcartePropose propose = 1;
+     */
+    value: EcartePropose;
+    case: "propose";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteAccept accept = 2;
+     */
+    value: EcarteAccept;
+    case: "accept";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteRefuse refuse = 3;
+     */
+    value: EcarteRefuse;
+    case: "refuse";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteDiscard discard = 4;
+     */
+    value: EcarteDiscard;
+    case: "discard";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcartePlay play = 5;
+     */
+    value: EcartePlay;
+    case: "play";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteAnnounceKing announce_king = 6;
+     */
+    value: EcarteAnnounceKing;
+    case: "announceKing";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcartePlaceWager wager = 7;
+     */
+    value: EcartePlaceWager;
+    case: "wager";
+  } | { case: undefined; value?: undefined };
 };
 
 /**
@@ -51,12 +506,675 @@ export type EcarteAction = Message<"referee.v1.EcarteAction"> & {
  * Use `create(EcarteActionSchema)` to create a new message.
  */
 export const EcarteActionSchema: GenMessage<EcarteAction> = /*@__PURE__*/
-  messageDesc(file_referee_v1_ecarte, 2);
+  messageDesc(file_referee_v1_ecarte, 12);
+
+/**
+ * The cards one seat drew in the cut for the first dealer (CUT, E-SEAT-2).
+ *
+ * @generated from message referee.v1.EcarteCutDraw
+ */
+export type EcarteCutDraw = Message<"referee.v1.EcarteCutDraw"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * One card per draw; a seat tied for lowest draws again.
+   *
+   * @generated from field: repeated referee.v1.Card cards = 2;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteCutDraw.
+ * Use `create(EcarteCutDrawSchema)` to create a new message.
+ */
+export const EcarteCutDrawSchema: GenMessage<EcarteCutDraw> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 13);
+
+/**
+ * @generated from message referee.v1.EcarteDealerCut
+ */
+export type EcarteDealerCut = Message<"referee.v1.EcarteDealerCut"> & {
+  /**
+   * @generated from field: repeated referee.v1.EcarteCutDraw draws = 1;
+   */
+  draws: EcarteCutDraw[];
+
+  /**
+   * @generated from field: uint32 dealer = 2;
+   */
+  dealer: number;
+};
+
+/**
+ * Describes the message referee.v1.EcarteDealerCut.
+ * Use `create(EcarteDealerCutSchema)` to create a new message.
+ */
+export const EcarteDealerCutSchema: GenMessage<EcarteDealerCut> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 14);
+
+/**
+ * The cards dealt to one seat.
+ *
+ * @generated from message referee.v1.EcarteHandDealt
+ */
+export type EcarteHandDealt = Message<"referee.v1.EcarteHandDealt"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Cards dealt (5; 0 for a dealer sitting out, E-VAR-5). Public.
+   *
+   * @generated from field: uint32 card_count = 2;
+   */
+  cardCount: number;
+
+  /**
+   * The cards, only in the events of that seat's own views.
+   *
+   * @generated from field: repeated referee.v1.Card cards = 3;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteHandDealt.
+ * Use `create(EcarteHandDealtSchema)` to create a new message.
+ */
+export const EcarteHandDealtSchema: GenMessage<EcarteHandDealt> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 15);
+
+/**
+ * A deal was dealt (E-DEAL-1 .. E-DEAL-3).
+ *
+ * @generated from message referee.v1.EcarteDealt
+ */
+export type EcarteDealt = Message<"referee.v1.EcarteDealt"> & {
+  /**
+   * @generated from field: uint32 deal = 1;
+   */
+  deal: number;
+
+  /**
+   * The game of the match, from 0.
+   *
+   * @generated from field: uint32 game = 2;
+   */
+  game: number;
+
+  /**
+   * @generated from field: uint32 dealer = 3;
+   */
+  dealer: number;
+
+  /**
+   * @generated from field: uint32 elder = 4;
+   */
+  elder: number;
+
+  /**
+   * @generated from field: uint32 responder = 5;
+   */
+  responder: number;
+
+  /**
+   * @generated from field: referee.v1.Card turn_up = 6;
+   */
+  turnUp?: Card | undefined;
+
+  /**
+   * @generated from field: uint32 stock_size = 7;
+   */
+  stockSize: number;
+
+  /**
+   * @generated from field: repeated referee.v1.EcarteHandDealt hands = 8;
+   */
+  hands: EcarteHandDealt[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteDealt.
+ * Use `create(EcarteDealtSchema)` to create a new message.
+ */
+export const EcarteDealtSchema: GenMessage<EcarteDealt> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 16);
+
+/**
+ * The turned-up card is a king: the responder scores (E-DEAL-4).
+ *
+ * @generated from message referee.v1.EcarteKingTurned
+ */
+export type EcarteKingTurned = Message<"referee.v1.EcarteKingTurned"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: referee.v1.Card card = 2;
+   */
+  card?: Card | undefined;
+};
+
+/**
+ * Describes the message referee.v1.EcarteKingTurned.
+ * Use `create(EcarteKingTurnedSchema)` to create a new message.
+ */
+export const EcarteKingTurnedSchema: GenMessage<EcarteKingTurned> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 17);
+
+/**
+ * @generated from message referee.v1.EcarteProposed
+ */
+export type EcarteProposed = Message<"referee.v1.EcarteProposed"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message referee.v1.EcarteProposed.
+ * Use `create(EcarteProposedSchema)` to create a new message.
+ */
+export const EcarteProposedSchema: GenMessage<EcarteProposed> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 18);
+
+/**
+ * @generated from message referee.v1.EcarteAccepted
+ */
+export type EcarteAccepted = Message<"referee.v1.EcarteAccepted"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message referee.v1.EcarteAccepted.
+ * Use `create(EcarteAcceptedSchema)` to create a new message.
+ */
+export const EcarteAcceptedSchema: GenMessage<EcarteAccepted> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 19);
+
+/**
+ * @generated from message referee.v1.EcarteRefused
+ */
+export type EcarteRefused = Message<"referee.v1.EcarteRefused"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message referee.v1.EcarteRefused.
+ * Use `create(EcarteRefusedSchema)` to create a new message.
+ */
+export const EcarteRefusedSchema: GenMessage<EcarteRefused> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 20);
+
+/**
+ * A seat discarded and drew `count` cards (E-EXCH-5, E-EXCH-6). The cards are
+ * shown only in that seat's own view (E-EXCH-8); the count is public.
+ *
+ * @generated from message referee.v1.EcarteExchanged
+ */
+export type EcarteExchanged = Message<"referee.v1.EcarteExchanged"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: uint32 count = 2;
+   */
+  count: number;
+
+  /**
+   * @generated from field: repeated referee.v1.Card discarded = 3;
+   */
+  discarded: Card[];
+
+  /**
+   * In the order drawn from the top of the stock.
+   *
+   * @generated from field: repeated referee.v1.Card drawn = 4;
+   */
+  drawn: Card[];
+
+  /**
+   * Cards left in the stock.
+   *
+   * @generated from field: uint32 stock_left = 5;
+   */
+  stockLeft: number;
+};
+
+/**
+ * Describes the message referee.v1.EcarteExchanged.
+ * Use `create(EcarteExchangedSchema)` to create a new message.
+ */
+export const EcarteExchangedSchema: GenMessage<EcarteExchanged> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 21);
+
+/**
+ * @generated from message referee.v1.EcarteKingAnnounced
+ */
+export type EcarteKingAnnounced = Message<"referee.v1.EcarteKingAnnounced"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: referee.v1.Card card = 2;
+   */
+  card?: Card | undefined;
+};
+
+/**
+ * Describes the message referee.v1.EcarteKingAnnounced.
+ * Use `create(EcarteKingAnnouncedSchema)` to create a new message.
+ */
+export const EcarteKingAnnouncedSchema: GenMessage<EcarteKingAnnounced> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 22);
+
+/**
+ * @generated from message referee.v1.EcarteCardPlayed
+ */
+export type EcarteCardPlayed = Message<"referee.v1.EcarteCardPlayed"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: referee.v1.Card card = 2;
+   */
+  card?: Card | undefined;
+};
+
+/**
+ * Describes the message referee.v1.EcarteCardPlayed.
+ * Use `create(EcarteCardPlayedSchema)` to create a new message.
+ */
+export const EcarteCardPlayedSchema: GenMessage<EcarteCardPlayed> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 23);
+
+/**
+ * A trick was won (E-PLAY-7).
+ *
+ * @generated from message referee.v1.EcarteTrickWon
+ */
+export type EcarteTrickWon = Message<"referee.v1.EcarteTrickWon"> & {
+  /**
+   * 0 .. 4.
+   *
+   * @generated from field: uint32 trick = 1;
+   */
+  trick: number;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: uint32 leader = 3;
+   */
+  leader: number;
+
+  /**
+   * The card led, then the answer.
+   *
+   * @generated from field: repeated referee.v1.Card cards = 4;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteTrickWon.
+ * Use `create(EcarteTrickWonSchema)` to create a new message.
+ */
+export const EcarteTrickWonSchema: GenMessage<EcarteTrickWon> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 24);
+
+/**
+ * The tricks of a deal were scored (E-SCORE-1 .. E-SCORE-3).
+ *
+ * @generated from message referee.v1.EcarteDealScored
+ */
+export type EcarteDealScored = Message<"referee.v1.EcarteDealScored"> & {
+  /**
+   * @generated from field: uint32 deal = 1;
+   */
+  deal: number;
+
+  /**
+   * The seat that won 3 or more tricks.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * Tricks won per seat.
+   *
+   * @generated from field: repeated uint32 tricks = 3;
+   */
+  tricks: number[];
+
+  /**
+   * @generated from field: bool vole = 4;
+   */
+  vole: boolean;
+
+  /**
+   * The responder's points were raised (E-SCORE-3).
+   *
+   * @generated from field: bool raised = 5;
+   */
+  raised: boolean;
+
+  /**
+   * No exchange happened in the deal (E-EXCH-9).
+   *
+   * @generated from field: bool original_hands = 6;
+   */
+  originalHands: boolean;
+};
+
+/**
+ * Describes the message referee.v1.EcarteDealScored.
+ * Use `create(EcarteDealScoredSchema)` to create a new message.
+ */
+export const EcarteDealScoredSchema: GenMessage<EcarteDealScored> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 25);
+
+/**
+ * @generated from message referee.v1.EcartePointsScored
+ */
+export type EcartePointsScored = Message<"referee.v1.EcartePointsScored"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: referee.v1.EcarteScoreReason reason = 2;
+   */
+  reason: EcarteScoreReason;
+
+  /**
+   * @generated from field: uint32 points = 3;
+   */
+  points: number;
+
+  /**
+   * The seat's points in the game after these.
+   *
+   * @generated from field: uint32 total = 4;
+   */
+  total: number;
+
+  /**
+   * Chips paid by `payer` to `seat` (E-VAR-3); 0 without stakes.
+   *
+   * @generated from field: uint64 chips = 5;
+   */
+  chips: bigint;
+
+  /**
+   * The other player of the deal; absent without stakes.
+   *
+   * @generated from field: optional uint32 payer = 6;
+   */
+  payer?: number | undefined;
+};
+
+/**
+ * Describes the message referee.v1.EcartePointsScored.
+ * Use `create(EcartePointsScoredSchema)` to create a new message.
+ */
+export const EcartePointsScoredSchema: GenMessage<EcartePointsScored> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 26);
+
+/**
+ * A game ended (E-END-1).
+ *
+ * @generated from message referee.v1.EcarteGameWon
+ */
+export type EcarteGameWon = Message<"referee.v1.EcarteGameWon"> & {
+  /**
+   * The game of the match, from 0.
+   *
+   * @generated from field: uint32 game = 1;
+   */
+  game: number;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * Points per seat at the end of the game.
+   *
+   * @generated from field: repeated uint32 points = 3;
+   */
+  points: number[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteGameWon.
+ * Use `create(EcarteGameWonSchema)` to create a new message.
+ */
+export const EcarteGameWonSchema: GenMessage<EcarteGameWon> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 27);
+
+/**
+ * @generated from message referee.v1.EcarteWagerPlaced
+ */
+export type EcarteWagerPlaced = Message<"referee.v1.EcarteWagerPlaced"> & {
+  /**
+   * @generated from field: string spectator = 1;
+   */
+  spectator: string;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: uint64 amount = 3;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message referee.v1.EcarteWagerPlaced.
+ * Use `create(EcarteWagerPlacedSchema)` to create a new message.
+ */
+export const EcarteWagerPlacedSchema: GenMessage<EcarteWagerPlaced> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 28);
+
+/**
+ * A wager was settled at the end of a game, at even money (E-VAR-4).
+ *
+ * @generated from message referee.v1.EcarteWagerSettled
+ */
+export type EcarteWagerSettled = Message<"referee.v1.EcarteWagerSettled"> & {
+  /**
+   * @generated from field: string spectator = 1;
+   */
+  spectator: string;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: uint64 amount = 3;
+   */
+  amount: bigint;
+
+  /**
+   * @generated from field: bool won = 4;
+   */
+  won: boolean;
+
+  /**
+   * The spectator's net result after this settlement.
+   *
+   * @generated from field: sint64 net = 5;
+   */
+  net: bigint;
+};
+
+/**
+ * Describes the message referee.v1.EcarteWagerSettled.
+ * Use `create(EcarteWagerSettledSchema)` to create a new message.
+ */
+export const EcarteWagerSettledSchema: GenMessage<EcarteWagerSettled> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 29);
+
+/**
+ * The match is over (E-END-2).
+ *
+ * @generated from message referee.v1.EcarteMatchWon
+ */
+export type EcarteMatchWon = Message<"referee.v1.EcarteMatchWon"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: repeated uint32 games_won = 2;
+   */
+  gamesWon: number[];
+};
+
+/**
+ * Describes the message referee.v1.EcarteMatchWon.
+ * Use `create(EcarteMatchWonSchema)` to create a new message.
+ */
+export const EcarteMatchWonSchema: GenMessage<EcarteMatchWon> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 30);
 
 /**
  * @generated from message referee.v1.EcarteEvent
  */
 export type EcarteEvent = Message<"referee.v1.EcarteEvent"> & {
+  /**
+   * @generated from oneof referee.v1.EcarteEvent.kind
+   */
+  kind: {
+    /**
+     * @generated from field: referee.v1.EcarteDealerCut dealer_cut = 1;
+     */
+    value: EcarteDealerCut;
+    case: "dealerCut";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteDealt dealt = 2;
+     */
+    value: EcarteDealt;
+    case: "dealt";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteKingTurned king_turned = 3;
+     */
+    value: EcarteKingTurned;
+    case: "kingTurned";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteProposed proposed = 4;
+     */
+    value: EcarteProposed;
+    case: "proposed";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteAccepted accepted = 5;
+     */
+    value: EcarteAccepted;
+    case: "accepted";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteRefused refused = 6;
+     */
+    value: EcarteRefused;
+    case: "refused";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteExchanged exchanged = 7;
+     */
+    value: EcarteExchanged;
+    case: "exchanged";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteKingAnnounced king_announced = 8;
+     */
+    value: EcarteKingAnnounced;
+    case: "kingAnnounced";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteCardPlayed card_played = 9;
+     */
+    value: EcarteCardPlayed;
+    case: "cardPlayed";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteTrickWon trick_won = 10;
+     */
+    value: EcarteTrickWon;
+    case: "trickWon";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteDealScored deal_scored = 11;
+     */
+    value: EcarteDealScored;
+    case: "dealScored";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcartePointsScored points_scored = 12;
+     */
+    value: EcartePointsScored;
+    case: "pointsScored";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteGameWon game_won = 13;
+     */
+    value: EcarteGameWon;
+    case: "gameWon";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteWagerPlaced wager_placed = 14;
+     */
+    value: EcarteWagerPlaced;
+    case: "wagerPlaced";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteWagerSettled wager_settled = 15;
+     */
+    value: EcarteWagerSettled;
+    case: "wagerSettled";
+  } | {
+    /**
+     * @generated from field: referee.v1.EcarteMatchWon match_won = 16;
+     */
+    value: EcarteMatchWon;
+    case: "matchWon";
+  } | { case: undefined; value?: undefined };
 };
 
 /**
@@ -64,18 +1182,219 @@ export type EcarteEvent = Message<"referee.v1.EcarteEvent"> & {
  * Use `create(EcarteEventSchema)` to create a new message.
  */
 export const EcarteEventSchema: GenMessage<EcarteEvent> = /*@__PURE__*/
-  messageDesc(file_referee_v1_ecarte, 3);
+  messageDesc(file_referee_v1_ecarte, 31);
 
 /**
+ * One seat as a viewer sees it.
+ *
+ * @generated from message referee.v1.EcarteSeatView
+ */
+export type EcarteSeatView = Message<"referee.v1.EcarteSeatView"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: uint32 card_count = 2;
+   */
+  cardCount: number;
+
+  /**
+   * The cards, when this viewer may see them (its own seat).
+   *
+   * @generated from field: repeated referee.v1.Card hand = 3;
+   */
+  hand: Card[];
+
+  /**
+   * @generated from field: bool hand_visible = 4;
+   */
+  handVisible: boolean;
+
+  /**
+   * Cards discarded in this deal (public count, E-EXCH-8).
+   *
+   * @generated from field: uint32 discard_count = 5;
+   */
+  discardCount: number;
+
+  /**
+   * The discarded cards, for the seat's own view only.
+   *
+   * @generated from field: repeated referee.v1.Card discards = 6;
+   */
+  discards: Card[];
+
+  /**
+   * @generated from field: uint32 tricks_won = 7;
+   */
+  tricksWon: number;
+
+  /**
+   * @generated from field: uint32 points = 8;
+   */
+  points: number;
+
+  /**
+   * @generated from field: uint32 games_won = 9;
+   */
+  gamesWon: number;
+
+  /**
+   * @generated from field: sint64 chips = 10;
+   */
+  chips: bigint;
+
+  /**
+   * The dealer of a deal à trois sits out (E-VAR-5).
+   *
+   * @generated from field: bool sits_out = 11;
+   */
+  sitsOut: boolean;
+};
+
+/**
+ * Describes the message referee.v1.EcarteSeatView.
+ * Use `create(EcarteSeatViewSchema)` to create a new message.
+ */
+export const EcarteSeatViewSchema: GenMessage<EcarteSeatView> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 32);
+
+/**
+ * A trick of the current deal.
+ *
+ * @generated from message referee.v1.EcarteTrickView
+ */
+export type EcarteTrickView = Message<"referee.v1.EcarteTrickView"> & {
+  /**
+   * @generated from field: uint32 leader = 1;
+   */
+  leader: number;
+
+  /**
+   * In order of play: one card while the trick is open, then two.
+   *
+   * @generated from field: repeated referee.v1.Card cards = 2;
+   */
+  cards: Card[];
+
+  /**
+   * Absent while the trick is open.
+   *
+   * @generated from field: optional uint32 winner = 3;
+   */
+  winner?: number | undefined;
+};
+
+/**
+ * Describes the message referee.v1.EcarteTrickView.
+ * Use `create(EcarteTrickViewSchema)` to create a new message.
+ */
+export const EcarteTrickViewSchema: GenMessage<EcarteTrickView> = /*@__PURE__*/
+  messageDesc(file_referee_v1_ecarte, 33);
+
+/**
+ * What one viewer may see of a match.
+ *
  * @generated from message referee.v1.EcarteView
  */
 export type EcarteView = Message<"referee.v1.EcarteView"> & {
   /**
-   * Placeholder use of the import; the Écarté issue replaces this message.
-   *
-   * @generated from field: repeated referee.v1.Card hand = 1;
+   * @generated from field: referee.v1.EcarteConfig config = 1;
    */
-  hand: Card[];
+  config?: EcarteConfig | undefined;
+
+  /**
+   * @generated from field: referee.v1.EcartePhase phase = 2;
+   */
+  phase: EcartePhase;
+
+  /**
+   * @generated from field: uint32 deal = 3;
+   */
+  deal: number;
+
+  /**
+   * @generated from field: uint32 game = 4;
+   */
+  game: number;
+
+  /**
+   * @generated from field: uint32 dealer = 5;
+   */
+  dealer: number;
+
+  /**
+   * @generated from field: uint32 elder = 6;
+   */
+  elder: number;
+
+  /**
+   * @generated from field: uint32 responder = 7;
+   */
+  responder: number;
+
+  /**
+   * @generated from field: uint32 turn = 8;
+   */
+  turn: number;
+
+  /**
+   * @generated from field: referee.v1.Card turn_up = 9;
+   */
+  turnUp?: Card | undefined;
+
+  /**
+   * @generated from field: referee.v1.Suit trump = 10;
+   */
+  trump: Suit;
+
+  /**
+   * @generated from field: uint32 stock_count = 11;
+   */
+  stockCount: number;
+
+  /**
+   * @generated from field: repeated referee.v1.EcarteSeatView seats = 12;
+   */
+  seats: EcarteSeatView[];
+
+  /**
+   * @generated from field: repeated referee.v1.EcarteTrickView tricks = 13;
+   */
+  tricks: EcarteTrickView[];
+
+  /**
+   * @generated from field: optional uint32 king_announced = 14;
+   */
+  kingAnnounced?: number | undefined;
+
+  /**
+   * No exchange has happened in this deal yet (E-EXCH-9).
+   *
+   * @generated from field: bool original_hands = 15;
+   */
+  originalHands: boolean;
+
+  /**
+   * Open wagers: public (E-VAR-4).
+   *
+   * @generated from field: repeated referee.v1.EcarteWager wagers = 16;
+   */
+  wagers: EcarteWager[];
+
+  /**
+   * @generated from field: repeated referee.v1.EcarteSpectatorNet spectators = 17;
+   */
+  spectators: EcarteSpectatorNet[];
+
+  /**
+   * The winner of the match, once over.
+   *
+   * @generated from field: optional uint32 winner = 18;
+   */
+  winner?: number | undefined;
 };
 
 /**
@@ -83,5 +1402,145 @@ export type EcarteView = Message<"referee.v1.EcarteView"> & {
  * Use `create(EcarteViewSchema)` to create a new message.
  */
 export const EcarteViewSchema: GenMessage<EcarteView> = /*@__PURE__*/
-  messageDesc(file_referee_v1_ecarte, 4);
+  messageDesc(file_referee_v1_ecarte, 34);
+
+/**
+ * How the five cards are dealt (E-DEAL-2).
+ *
+ * @generated from enum referee.v1.EcartePackets
+ */
+export enum EcartePackets {
+  /**
+   * Same as ECARTE_PACKETS_THREE_TWO.
+   *
+   * @generated from enum value: ECARTE_PACKETS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Three cards, then two (default).
+   *
+   * @generated from enum value: ECARTE_PACKETS_THREE_TWO = 1;
+   */
+  THREE_TWO = 1,
+
+  /**
+   * Two cards, then three.
+   *
+   * @generated from enum value: ECARTE_PACKETS_TWO_THREE = 2;
+   */
+  TWO_THREE = 2,
+}
+
+/**
+ * Describes the enum referee.v1.EcartePackets.
+ */
+export const EcartePacketsSchema: GenEnum<EcartePackets> = /*@__PURE__*/
+  enumDesc(file_referee_v1_ecarte, 0);
+
+/**
+ * Where a match stands.
+ *
+ * @generated from enum referee.v1.EcartePhase
+ */
+export enum EcartePhase {
+  /**
+   * @generated from enum value: ECARTE_PHASE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The elder proposes or leads (E-EXCH-1, E-EXCH-7).
+   *
+   * @generated from enum value: ECARTE_PHASE_PROPOSAL = 1;
+   */
+  PROPOSAL = 1,
+
+  /**
+   * A proposal awaits the responder's answer (E-EXCH-3).
+   *
+   * @generated from enum value: ECARTE_PHASE_ANSWER = 2;
+   */
+  ANSWER = 2,
+
+  /**
+   * Accepted: the elder discards (E-EXCH-5).
+   *
+   * @generated from enum value: ECARTE_PHASE_ELDER_DISCARD = 3;
+   */
+  ELDER_DISCARD = 3,
+
+  /**
+   * The responder discards (E-EXCH-6).
+   *
+   * @generated from enum value: ECARTE_PHASE_RESPONDER_DISCARD = 4;
+   */
+  RESPONDER_DISCARD = 4,
+
+  /**
+   * The tricks (E-PLAY), from the first lead (also after a refusal, E-EXCH-4).
+   *
+   * @generated from enum value: ECARTE_PHASE_TRICKS = 5;
+   */
+  TRICKS = 5,
+
+  /**
+   * The match is over; no action is legal (E-END-3).
+   *
+   * @generated from enum value: ECARTE_PHASE_MATCH_OVER = 6;
+   */
+  MATCH_OVER = 6,
+}
+
+/**
+ * Describes the enum referee.v1.EcartePhase.
+ */
+export const EcartePhaseSchema: GenEnum<EcartePhase> = /*@__PURE__*/
+  enumDesc(file_referee_v1_ecarte, 1);
+
+/**
+ * Why points were scored.
+ *
+ * @generated from enum referee.v1.EcarteScoreReason
+ */
+export enum EcarteScoreReason {
+  /**
+   * @generated from enum value: ECARTE_SCORE_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * E-DEAL-4.
+   *
+   * @generated from enum value: ECARTE_SCORE_REASON_TURNED_KING = 1;
+   */
+  TURNED_KING = 1,
+
+  /**
+   * E-KING-1.
+   *
+   * @generated from enum value: ECARTE_SCORE_REASON_ANNOUNCED_KING = 2;
+   */
+  ANNOUNCED_KING = 2,
+
+  /**
+   * E-SCORE-1 (raised: E-SCORE-3).
+   *
+   * @generated from enum value: ECARTE_SCORE_REASON_POINT = 3;
+   */
+  POINT = 3,
+
+  /**
+   * E-SCORE-2 (raised: E-SCORE-3).
+   *
+   * @generated from enum value: ECARTE_SCORE_REASON_VOLE = 4;
+   */
+  VOLE = 4,
+}
+
+/**
+ * Describes the enum referee.v1.EcarteScoreReason.
+ */
+export const EcarteScoreReasonSchema: GenEnum<EcarteScoreReason> = /*@__PURE__*/
+  enumDesc(file_referee_v1_ecarte, 2);
 

@@ -1,0 +1,532 @@
+"""Écarté: protobuf <-> rules objects (docs/rules/ecarte.md).
+
+Every field-level check of the protobuf messages happens here, with the proto
+field paths (``state.ecarte.seats[1].hand``, ``action.ecarte.discard.cards[2]``),
+so that the rules core never sees a malformed value; the state is then
+checked as a whole by ``RULES.validate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
+from referee.cards import ECARTE_MASK, name
+from referee.codec.common import (
+    CARD_MESSAGES,
+    add_cards,
+    card_code,
+    check_enum,
+    decode_actor,
+    encode_actor,
+    encode_game_info,
+)
+from referee.games.base import ActorKind, InvalidInput
+from referee.games.ecarte.rules import RULES
+from referee.games.ecarte.state import (
+    DEFAULT_GAMES_TO_WIN,
+    DEFAULT_MULTIPLIER,
+    DEFAULT_TARGET,
+    DEFAULT_WAGER_LIMIT,
+    MIN_SEATS,
+    NO_SEAT,
+    Accepted,
+    ActionKind,
+    CardPlayed,
+    DealerCut,
+    DealScored,
+    Dealt,
+    EcarteAction,
+    EcarteConfig,
+    EcarteEvent,
+    EcarteState,
+    EcarteView,
+    Exchanged,
+    GameWon,
+    KingAnnounced,
+    KingTurned,
+    MatchWon,
+    Packets,
+    Phase,
+    PointsScored,
+    Proposed,
+    Refused,
+    SpectatorNet,
+    TrickWon,
+    Wager,
+    WagerPlaced,
+    WagerSettled,
+)
+from referee.v1 import ecarte_pb2 as pb
+from referee.v1 import referee_pb2
+
+_CONFIG_CACHE_LIMIT = 1024
+_SIMPLE_ACTIONS = {
+    "propose": ActionKind.PROPOSE,
+    "accept": ActionKind.ACCEPT,
+    "refuse": ActionKind.REFUSE,
+    "announce_king": ActionKind.ANNOUNCE_KING,
+}
+_SIMPLE_NAMES = {kind: field for field, kind in _SIMPLE_ACTIONS.items()}
+
+
+def _sorted_mask(data: bytes, path: str) -> int:
+    """A set of Écarté cards from card-code bytes in canonical (ascending) order: the only
+    encoding the referee writes, so the only one it reads (one state, one hash)."""
+    mask = 0
+    previous = -1
+    for c in data:
+        if c <= previous:
+            raise InvalidInput.one(path, "card codes must be ascending (canonical), each once")
+        if c >= 52 or not ECARTE_MASK >> c & 1:
+            raise InvalidInput.one(path, f"card code {c} is not a card of the Écarté pack")
+        mask |= 1 << c
+        previous = c
+    return mask
+
+
+def _card_sequence(data: bytes, path: str) -> bytes:
+    """An ordered list of Écarté cards (the stock, the tricks); each card once."""
+    seen = 0
+    for i, c in enumerate(data):
+        if c >= 52 or not ECARTE_MASK >> c & 1:
+            raise InvalidInput.one(path, f"byte {i}: card code {c} is not a card of the pack")
+        if seen >> c & 1:
+            raise InvalidInput.one(path, f"{name(c)} appears twice")
+        seen |= 1 << c
+    return bytes(data)
+
+
+def _mask_bytes(mask: int) -> bytes:
+    codes = bytearray()
+    while mask:
+        low = mask & -mask
+        codes.append(low.bit_length() - 1)
+        mask ^= low
+    return bytes(codes)
+
+
+def _ecarte_card(card: Any, path: str) -> int:
+    code = card_code(card, path)
+    if not ECARTE_MASK >> code & 1:
+        raise InvalidInput.one(path, f"{name(code)} is not a card of the Écarté pack (E-DECK-1)")
+    return code
+
+
+class EcarteCodec:
+    game_id = "ecarte"
+    rules = RULES
+
+    def __init__(self) -> None:
+        # Decoded configurations by their serialized form (checked once each).
+        self._configs: dict[bytes, EcarteConfig] = {}
+
+    # ------------------------------------------------------------ config
+
+    def decode_config(self, msg: referee_pb2.GameConfig, path: str) -> EcarteConfig:
+        return self._config(msg.ecarte, f"{path}.ecarte")
+
+    def seat_count_of_config(self, config: EcarteConfig) -> int:
+        return config.seats
+
+    def seat_count(self, state: EcarteState) -> int:
+        return state.config.seats
+
+    def _config(self, c: pb.EcarteConfig, path: str) -> EcarteConfig:
+        key = c.SerializeToString(deterministic=True)
+        cached = self._configs.get(key)
+        if cached is not None:
+            return cached
+        check_enum(c.packets, range(0, 3), f"{path}.packets", "packets")
+        config = EcarteConfig(
+            seats=c.seats or MIN_SEATS,
+            first_dealer=c.first_dealer if c.HasField("first_dealer") else None,
+            packets=Packets(c.packets or Packets.THREE_TWO),
+            target_points=c.target_points or DEFAULT_TARGET,
+            games_to_win=c.games_to_win or DEFAULT_GAMES_TO_WIN,
+            stake=c.stake,
+            vole_multiplier=c.vole_multiplier or DEFAULT_MULTIPLIER,
+            king_multiplier=c.king_multiplier or DEFAULT_MULTIPLIER,
+            gallery=c.gallery,
+            wager_limit=c.wager_limit or DEFAULT_WAGER_LIMIT,
+            jeux_de_regle=c.jeux_de_regle,
+        )
+        try:
+            config.check()
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        if len(self._configs) >= _CONFIG_CACHE_LIMIT:
+            self._configs.clear()
+        self._configs[key] = config
+        return config
+
+    def _encode_config(self, config: EcarteConfig, out: pb.EcarteConfig) -> None:
+        out.seats = config.seats
+        if config.first_dealer is not None:
+            out.first_dealer = config.first_dealer
+        out.packets = config.packets  # type: ignore[assignment]
+        out.target_points = config.target_points
+        out.games_to_win = config.games_to_win
+        out.stake = config.stake
+        out.vole_multiplier = config.vole_multiplier
+        out.king_multiplier = config.king_multiplier
+        out.gallery = config.gallery
+        out.wager_limit = config.wager_limit
+        out.jeux_de_regle = config.jeux_de_regle
+
+    # ------------------------------------------------------------ state
+
+    def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EcarteState:
+        path = f"{path}.ecarte"
+        s = msg.ecarte
+        config = self._config(s.config, f"{path}.config")
+        check_enum(s.phase, range(1, 7), f"{path}.phase", "phase")
+        check_enum(s.trump, range(1, 5), f"{path}.trump", "suit")
+        n = config.seats
+        if len(s.seats) != n:
+            raise InvalidInput.one(f"{path}.seats", f"must list exactly {n} seats")
+        hands, discards, tricks_won, points, games_won, chips = [], [], [], [], [], []
+        for i, seat in enumerate(s.seats):
+            hands.append(_sorted_mask(seat.hand, f"{path}.seats[{i}].hand"))
+            discards.append(_sorted_mask(seat.discards, f"{path}.seats[{i}].discards"))
+            tricks_won.append(seat.tricks_won)
+            points.append(seat.points)
+            games_won.append(seat.games_won)
+            chips.append(seat.chips)
+        if len(s.turn_up) != 1:
+            raise InvalidInput.one(f"{path}.turn_up", "must be exactly one card code")
+        turn_up = _sorted_mask(s.turn_up, f"{path}.turn_up").bit_length() - 1
+        wagers = []
+        for i, w in enumerate(s.wagers):
+            if not w.spectator:
+                raise InvalidInput.one(f"{path}.wagers[{i}].spectator", "is required")
+            wagers.append(Wager(w.spectator, w.seat, w.amount))
+        ledger = tuple(SpectatorNet(x.spectator, x.net) for x in s.spectators)
+        state = EcarteState(
+            config=config,
+            seed=seed,
+            phase=Phase(s.phase),
+            deal=s.deal,
+            dealer=s.dealer,
+            turn=s.turn,
+            hands=tuple(hands),
+            discards=tuple(discards),
+            tricks_won=tuple(tricks_won),
+            points=tuple(points),
+            games_won=tuple(games_won),
+            chips=tuple(chips),
+            turn_up=turn_up,
+            trump=s.trump - 1,
+            stock=_card_sequence(s.stock, f"{path}.stock"),
+            tricks=_card_sequence(s.tricks, f"{path}.tricks"),
+            king_announced=s.king_announced if s.HasField("king_announced") else NO_SEAT,
+            wagers=tuple(wagers),
+            ledger=ledger,
+        )
+        try:
+            RULES.validate(state)
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        return state
+
+    def encode_state(self, state: EcarteState, out: referee_pb2.GameState) -> None:
+        s = out.ecarte
+        self._encode_config(state.config, s.config)
+        s.phase = state.phase  # type: ignore[assignment]
+        s.deal = state.deal
+        s.dealer = state.dealer
+        s.turn = state.turn
+        for i, hand in enumerate(state.hands):
+            s.seats.add(
+                hand=_mask_bytes(hand),
+                discards=_mask_bytes(state.discards[i]),
+                tricks_won=state.tricks_won[i],
+                points=state.points[i],
+                games_won=state.games_won[i],
+                chips=state.chips[i],
+            )
+        s.turn_up = bytes((state.turn_up,))
+        s.trump = state.trump + 1  # type: ignore[assignment]
+        s.stock = state.stock
+        s.tricks = state.tricks
+        if state.king_announced != NO_SEAT:
+            s.king_announced = state.king_announced
+        for w in state.wagers:
+            s.wagers.add(spectator=w.spectator, seat=w.seat, amount=w.amount)
+        for x in state.ledger:
+            s.spectators.add(spectator=x.spectator, net=x.net)
+
+    def encode_successor(
+        self, previous: EcarteState, state: EcarteState, out: referee_pb2.GameState
+    ) -> None:
+        """``out`` holds the encoding of ``previous``: make it the encoding of ``state``."""
+        out.ClearField("ecarte")
+        self.encode_state(state, out)
+
+    # ------------------------------------------------------------ actions
+
+    def decode_action(self, msg: referee_pb2.Action, state: EcarteState, path: str) -> EcarteAction:
+        if not msg.HasField("actor"):
+            raise InvalidInput.one(f"{path}.actor", "is required")
+        actor = decode_actor(msg.actor, f"{path}.actor")
+        n = state.config.seats
+        if actor.kind is ActorKind.SEAT and actor.seat >= n:
+            raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")
+        if actor.kind is ActorKind.TABLE:
+            raise InvalidInput.one(f"{path}.actor", "Écarté has no table actions (D-15)")
+        a = msg.ecarte
+        kind = a.WhichOneof("kind")
+        apath = f"{path}.ecarte"
+        if kind in _SIMPLE_ACTIONS:
+            return EcarteAction(actor, _SIMPLE_ACTIONS[kind])
+        if kind == "play":
+            if not a.play.HasField("card"):
+                raise InvalidInput.one(f"{apath}.play.card", "is required")
+            card = _ecarte_card(a.play.card, f"{apath}.play.card")
+            return EcarteAction(actor, ActionKind.PLAY, card)
+        if kind == "discard":
+            cards: list[int] = []
+            seen = 0
+            for i, card_msg in enumerate(a.discard.cards):
+                where = f"{apath}.discard.cards[{i}]"
+                card = _ecarte_card(card_msg, where)
+                if seen >> card & 1:
+                    raise InvalidInput.one(where, f"{name(card)} is named twice")
+                seen |= 1 << card
+                cards.append(card)
+            return EcarteAction(actor, ActionKind.DISCARD, cards=tuple(cards))
+        if kind == "wager":
+            w = a.wager
+            if w.seat >= n:
+                raise InvalidInput.one(f"{apath}.wager.seat", "is not a seat of the table")
+            return EcarteAction(actor, ActionKind.WAGER, seat=w.seat, amount=w.amount)
+        raise InvalidInput.one(
+            apath,
+            "must be one of propose, accept, refuse, discard, play, announce_king, wager",
+        )
+
+    def encode_action(self, action: EcarteAction, out: referee_pb2.Action) -> None:
+        encode_actor(action.actor, out.actor)
+        a = out.ecarte
+        kind = action.kind
+        if kind is ActionKind.PLAY:
+            a.play.card.CopyFrom(CARD_MESSAGES[action.card])
+        elif kind is ActionKind.DISCARD:
+            add_cards(a.discard.cards, action.cards)
+        elif kind is ActionKind.WAGER:
+            a.wager.seat = action.seat
+            a.wager.amount = action.amount
+            a.wager.amount_max = action.amount_max
+        else:
+            getattr(a, _SIMPLE_NAMES[kind]).SetInParent()
+
+    # ------------------------------------------------------------ events
+
+    def encode_events(
+        self, events: Sequence[EcarteEvent], out: RepeatedCompositeFieldContainer[referee_pb2.Event]
+    ) -> None:
+        for event in events:
+            _EVENT_ENCODERS[type(event)](event, out.add().ecarte)
+
+    # ------------------------------------------------------------ views
+
+    def encode_view(self, view: EcarteView, out: referee_pb2.GameView) -> None:
+        v = out.ecarte
+        self._encode_config(view.config, v.config)
+        v.phase = view.phase  # type: ignore[assignment]
+        v.deal = view.deal
+        v.game = view.game
+        v.dealer = view.dealer
+        v.elder = view.elder
+        v.responder = view.responder
+        v.turn = view.turn
+        v.turn_up.CopyFrom(CARD_MESSAGES[view.turn_up])
+        v.trump = view.trump + 1  # type: ignore[assignment]
+        v.stock_count = view.stock_count
+        for seat in view.seats:
+            sv = v.seats.add(
+                seat=seat.seat,
+                card_count=seat.card_count,
+                hand_visible=seat.hand is not None,
+                discard_count=seat.discard_count,
+                tricks_won=seat.tricks_won,
+                points=seat.points,
+                games_won=seat.games_won,
+                chips=seat.chips,
+                sits_out=seat.sits_out,
+            )
+            if seat.hand is not None:
+                add_cards(sv.hand, seat.hand)
+            if seat.discards is not None:
+                add_cards(sv.discards, seat.discards)
+        for t in view.tricks:
+            tv = v.tricks.add(leader=t.leader)
+            add_cards(tv.cards, t.cards)
+            if t.winner != NO_SEAT:
+                tv.winner = t.winner
+        if view.king_announced != NO_SEAT:
+            v.king_announced = view.king_announced
+        v.original_hands = view.original_hands
+        for w in view.wagers:
+            v.wagers.add(spectator=w.spectator, seat=w.seat, amount=w.amount)
+        for x in view.spectators:
+            v.spectators.add(spectator=x.spectator, net=x.net)
+        if view.winner != NO_SEAT:
+            v.winner = view.winner
+
+    def game_info(self, out: referee_pb2.GameInfo) -> None:
+        r = RULES
+        encode_game_info(
+            out,
+            game_id=r.game_id,
+            title=r.title,
+            rules_version=r.rules_version,
+            rules_document=r.rules_document,
+            description=r.description,
+            min_seats=r.min_seats,
+            max_seats=r.max_seats,
+            options=r.options,
+            variants=r.variants,
+        )
+
+
+# ---------------------------------------------------------------- event encoders
+
+
+def _dealer_cut(e: DealerCut, out: pb.EcarteEvent) -> None:
+    m = out.dealer_cut
+    m.dealer = e.dealer
+    for seat, cards in enumerate(e.draws):
+        add_cards(m.draws.add(seat=seat).cards, cards)
+
+
+def _dealt(e: Dealt, out: pb.EcarteEvent) -> None:
+    m = out.dealt
+    m.deal = e.deal
+    m.game = e.game
+    m.dealer = e.dealer
+    m.elder = e.elder
+    m.responder = e.responder
+    m.turn_up.CopyFrom(CARD_MESSAGES[e.turn_up])
+    m.stock_size = e.stock_size
+    for seat, (size, cards) in enumerate(zip(e.hand_sizes, e.hands, strict=True)):
+        add_cards(m.hands.add(seat=seat, card_count=size).cards, cards)
+
+
+def _king_turned(e: KingTurned, out: pb.EcarteEvent) -> None:
+    out.king_turned.seat = e.seat
+    out.king_turned.card.CopyFrom(CARD_MESSAGES[e.card])
+
+
+def _proposed(e: Proposed, out: pb.EcarteEvent) -> None:
+    out.proposed.seat = e.seat
+
+
+def _accepted(e: Accepted, out: pb.EcarteEvent) -> None:
+    out.accepted.seat = e.seat
+
+
+def _refused(e: Refused, out: pb.EcarteEvent) -> None:
+    out.refused.seat = e.seat
+
+
+def _exchanged(e: Exchanged, out: pb.EcarteEvent) -> None:
+    m = out.exchanged
+    m.seat = e.seat
+    m.count = e.count
+    add_cards(m.discarded, e.discarded)
+    add_cards(m.drawn, e.drawn)
+    m.stock_left = e.stock_left
+
+
+def _king_announced(e: KingAnnounced, out: pb.EcarteEvent) -> None:
+    out.king_announced.seat = e.seat
+    out.king_announced.card.CopyFrom(CARD_MESSAGES[e.card])
+
+
+def _card_played(e: CardPlayed, out: pb.EcarteEvent) -> None:
+    out.card_played.seat = e.seat
+    out.card_played.card.CopyFrom(CARD_MESSAGES[e.card])
+
+
+def _trick_won(e: TrickWon, out: pb.EcarteEvent) -> None:
+    m = out.trick_won
+    m.trick = e.trick
+    m.seat = e.seat
+    m.leader = e.leader
+    add_cards(m.cards, e.cards)
+
+
+def _deal_scored(e: DealScored, out: pb.EcarteEvent) -> None:
+    m = out.deal_scored
+    m.deal = e.deal
+    m.seat = e.seat
+    m.tricks.extend(e.tricks)
+    m.vole = e.vole
+    m.raised = e.raised
+    m.original_hands = e.original_hands
+
+
+def _points_scored(e: PointsScored, out: pb.EcarteEvent) -> None:
+    m = out.points_scored
+    m.seat = e.seat
+    m.reason = e.reason  # type: ignore[assignment]
+    m.points = e.points
+    m.total = e.total
+    m.chips = e.chips
+    if e.payer != NO_SEAT:
+        m.payer = e.payer
+
+
+def _game_won(e: GameWon, out: pb.EcarteEvent) -> None:
+    m = out.game_won
+    m.game = e.game
+    m.seat = e.seat
+    m.points.extend(e.points)
+
+
+def _wager_placed(e: WagerPlaced, out: pb.EcarteEvent) -> None:
+    m = out.wager_placed
+    m.spectator = e.spectator
+    m.seat = e.seat
+    m.amount = e.amount
+
+
+def _wager_settled(e: WagerSettled, out: pb.EcarteEvent) -> None:
+    m = out.wager_settled
+    m.spectator = e.spectator
+    m.seat = e.seat
+    m.amount = e.amount
+    m.won = e.won
+    m.net = e.net
+
+
+def _match_won(e: MatchWon, out: pb.EcarteEvent) -> None:
+    out.match_won.seat = e.seat
+    out.match_won.games_won.extend(e.games_won)
+
+
+_EVENT_ENCODERS: dict[type, Callable[[Any, pb.EcarteEvent], None]] = {
+    DealerCut: _dealer_cut,
+    Dealt: _dealt,
+    KingTurned: _king_turned,
+    Proposed: _proposed,
+    Accepted: _accepted,
+    Refused: _refused,
+    Exchanged: _exchanged,
+    KingAnnounced: _king_announced,
+    CardPlayed: _card_played,
+    TrickWon: _trick_won,
+    DealScored: _deal_scored,
+    PointsScored: _points_scored,
+    GameWon: _game_won,
+    WagerPlaced: _wager_placed,
+    WagerSettled: _wager_settled,
+    MatchWon: _match_won,
+}
+
+CODEC = EcarteCodec()
+
+__all__ = ["CODEC", "EcarteCodec"]

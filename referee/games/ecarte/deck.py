@@ -1,0 +1,62 @@
+"""The Écarté pack: card order, suit masks and the deal's shuffle (E-DECK, E-DEAL-1).
+
+Cards are the codes of ``referee.cards`` (``13 * suit + rank``); sets of cards
+are masks. Everything here is a precomputed table so that the hot path of the
+rules does no arithmetic beyond indexing and bit operations.
+"""
+
+from __future__ import annotations
+
+from referee.cards import ECARTE_DECK, ECARTE_MASK, SUIT_MASKS
+from referee.shuffle import shuffle
+
+# E-DECK-2: rank indexes from lowest to highest: 7, 8, 9, 10, A, J, Q, K.
+ORDER_LOW_TO_HIGH = (6, 7, 8, 9, 0, 10, 11, 12)
+KING_RANK = 12
+QUEEN_RANK = 11
+
+STRENGTH: tuple[int, ...] = tuple(
+    ORDER_LOW_TO_HIGH.index(c % 13) if c % 13 in ORDER_LOW_TO_HIGH else -1 for c in range(52)
+)
+"""``STRENGTH[card]``: 0 (a seven) .. 7 (a king); -1 for a card not in the pack."""
+
+SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
+"""``SUIT[card]``: suit index 0..3 (clubs, diamonds, hearts, spades)."""
+
+ECARTE_SUIT_MASKS: tuple[int, ...] = tuple(m & ECARTE_MASK for m in SUIT_MASKS)
+"""The eight cards of each suit."""
+
+SUIT_MASK_OF: tuple[int, ...] = tuple(ECARTE_SUIT_MASKS[c // 13] for c in range(52))
+"""``SUIT_MASK_OF[card]``: the eight cards of the card's suit."""
+
+BEATS: tuple[int, ...] = tuple(
+    sum(1 << d for d in ECARTE_DECK if d // 13 == c // 13 and STRENGTH[d] > STRENGTH[c])
+    if STRENGTH[c] >= 0
+    else 0
+    for c in range(52)
+)
+"""``BEATS[card]``: the cards of the same suit that beat it (E-PLAY-4)."""
+
+KINGS: tuple[int, ...] = tuple(13 * s + KING_RANK for s in range(4))
+"""``KINGS[suit]``: the code of the king of that suit."""
+
+KINGS_MASK = sum(1 << k for k in KINGS)
+QUEENS: tuple[int, ...] = tuple(13 * s + QUEEN_RANK for s in range(4))
+
+IS_ECARTE_CARD: tuple[bool, ...] = tuple(STRENGTH[c] >= 0 for c in range(52))
+
+CARD_BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
+
+
+def beats(a: int, b: int, trump: int) -> bool:
+    """E-PLAY-7: does ``b``, played second to the lead ``a``, win the trick?"""
+    sb = SUIT[b]
+    if sb == SUIT[a]:
+        return STRENGTH[b] > STRENGTH[a]
+    return sb == trump
+
+
+def ecarte_pack(seed: bytes, k: int) -> list[int]:
+    """Shuffle number ``k`` of the 32-card pack (SHUF-1 .. SHUF-3, E-DEAL-1); index 0 is
+    the top of the pack."""
+    return shuffle(seed, k, ECARTE_DECK)

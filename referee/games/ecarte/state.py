@@ -1,0 +1,462 @@
+"""Configuration, state, actions, events and views of Écarté.
+
+Everything here is plain data; the rules live in ``rules.py``. Cards are codes
+0..51 (``referee.cards``), hands and discards are card masks, the stock and the
+cards played to the tricks are ``bytes`` of card codes.
+
+Roles: in every deal the *dealer* deals; the *elder* is the player to the
+dealer's left; the *responder* is the player who takes the dealer's part in
+the play (answers proposals, exchanges second, scores a turned king, gains the
+bonus of E-SCORE-3). With two seats the responder is the dealer; with three
+(E-VAR-5) the dealer sits out and the responder is the player to the dealer's
+right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple
+
+from referee.games.base import Actor, FieldViolation, InvalidInput
+
+MIN_SEATS = 2
+MAX_SEATS = 3
+DEFAULT_TARGET = 5
+MAX_TARGET = 99
+DEFAULT_GAMES_TO_WIN = 1
+MAX_GAMES_TO_WIN = 9
+MAX_STAKE = 1_000_000
+DEFAULT_MULTIPLIER = 2
+MAX_MULTIPLIER = 100
+DEFAULT_WAGER_LIMIT = 100
+MAX_WAGER_LIMIT = 1_000_000
+MAX_SPECTATOR_ID = 128  # as referee.codec.common.MAX_SPECTATOR_ID_LENGTH
+HAND_SIZE = 5
+TRICKS_PER_DEAL = 5
+STOCK_SIZE = 21
+# Shuffle 0xFFFFFFFF is the cut pack (SHUF-4): deals stop one short of it.
+MAX_DEAL = 0xFFFFFFFE
+NO_SEAT = -1
+
+
+class Packets(IntEnum):
+    """E-DEAL-2. Values equal ``referee.v1.EcartePackets``."""
+
+    THREE_TWO = 1
+    TWO_THREE = 2
+
+
+class Phase(IntEnum):
+    """Values equal ``referee.v1.EcartePhase``."""
+
+    PROPOSAL = 1
+    """The elder proposes or leads (E-EXCH-1, E-EXCH-7)."""
+    ANSWER = 2
+    """A proposal awaits the responder's answer (E-EXCH-3)."""
+    ELDER_DISCARD = 3
+    """Accepted: the elder discards (E-EXCH-5)."""
+    RESPONDER_DISCARD = 4
+    """The responder discards (E-EXCH-6)."""
+    TRICKS = 5
+    """The tricks (E-PLAY); also the first lead after a refusal (E-EXCH-4)."""
+    MATCH_OVER = 6
+    """Nothing is legal any more (E-END-3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EcarteConfig:
+    """The options of a match (defaults filled in). Field names equal ``EcarteConfig``."""
+
+    seats: int = MIN_SEATS
+    first_dealer: int | None = None
+    packets: Packets = Packets.THREE_TWO
+    target_points: int = DEFAULT_TARGET
+    games_to_win: int = DEFAULT_GAMES_TO_WIN
+    stake: int = 0
+    vole_multiplier: int = DEFAULT_MULTIPLIER
+    king_multiplier: int = DEFAULT_MULTIPLIER
+    gallery: bool = False
+    wager_limit: int = DEFAULT_WAGER_LIMIT
+    jeux_de_regle: bool = False
+
+    def check(self) -> None:
+        """Raise :class:`InvalidInput` for a configuration out of range (E-CONF)."""
+        errors: list[FieldViolation] = []
+
+        def rng(field: str, value: int, lo: int, hi: int, rule: str) -> None:
+            if not lo <= value <= hi:
+                errors.append(FieldViolation(field, f"must be {lo:,} .. {hi:,} ({rule})"))
+
+        rng("seats", self.seats, MIN_SEATS, MAX_SEATS, "E-SEAT-1, E-VAR-5")
+        if self.first_dealer is not None and not 0 <= self.first_dealer < self.seats:
+            errors.append(FieldViolation("first_dealer", "must be a seat of the table (E-SEAT-2)"))
+        if not isinstance(self.packets, Packets):
+            errors.append(FieldViolation("packets", "is unknown (E-DEAL-2)"))
+        rng("target_points", self.target_points, 1, MAX_TARGET, "E-VAR-1")
+        rng("games_to_win", self.games_to_win, 1, MAX_GAMES_TO_WIN, "E-VAR-2")
+        rng("stake", self.stake, 0, MAX_STAKE, "E-CONF")
+        rng("vole_multiplier", self.vole_multiplier, 1, MAX_MULTIPLIER, "E-CONF")
+        rng("king_multiplier", self.king_multiplier, 1, MAX_MULTIPLIER, "E-CONF")
+        rng("wager_limit", self.wager_limit, 1, MAX_WAGER_LIMIT, "E-CONF")
+        if errors:
+            raise InvalidInput(errors)
+
+
+class ActionKind(IntEnum):
+    PROPOSE = 1
+    ACCEPT = 2
+    REFUSE = 3
+    DISCARD = 4
+    PLAY = 5
+    ANNOUNCE_KING = 6
+    WAGER = 7
+
+
+class EcarteAction(NamedTuple):
+    """A proposed action.
+
+    ``card``: PLAY. ``cards``: DISCARD (any order, each card once). ``seat`` and
+    ``amount``: WAGER. In the wagers that ``legal_actions`` lists, ``amount`` is
+    the smallest legal amount and ``amount_max`` the largest: every amount in
+    between is legal (E-VAR-4); ``apply`` ignores ``amount_max``.
+
+    A named tuple rather than a frozen dataclass: ``legal_actions`` builds up to
+    31 discards at a time, and a tuple is built three times faster.
+    """
+
+    actor: Actor
+    kind: ActionKind
+    card: int = -1
+    cards: tuple[int, ...] = ()
+    seat: int = -1
+    amount: int = 0
+    amount_max: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Wager:
+    """An open wager of a spectator on the winner of the current game (E-VAR-4)."""
+
+    spectator: str
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorNet:
+    """A spectator's net result of settled wagers (E-VAR-4)."""
+
+    spectator: str
+    net: int
+
+
+@dataclass(slots=True)
+class EcarteState:
+    """The full state of a match. Treat as immutable: ``rules.apply`` returns new ones.
+
+    Per-seat tuples have ``config.seats`` entries. ``discards[s]`` are the
+    cards seat ``s`` discarded in this deal. ``tricks`` lists the cards played
+    in this deal in order (leader's card first in each trick); an odd length
+    means a card is led and awaits the answer. ``king_announced`` is the seat
+    that announced the king of trumps in this deal, or ``NO_SEAT``. In
+    ``MATCH_OVER`` the cards stay as the last deal left them.
+    """
+
+    config: EcarteConfig
+    seed: bytes
+    phase: Phase
+    deal: int
+    dealer: int
+    turn: int
+    hands: tuple[int, ...]
+    discards: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    points: tuple[int, ...]
+    games_won: tuple[int, ...]
+    chips: tuple[int, ...]
+    turn_up: int
+    trump: int
+    stock: bytes
+    tricks: bytes
+    king_announced: int
+    wagers: tuple[Wager, ...]
+    ledger: tuple[SpectatorNet, ...]
+
+    def clone(self) -> EcarteState:
+        """A shallow copy (every field is immutable)."""
+        s = EcarteState.__new__(EcarteState)
+        s.config = self.config
+        s.seed = self.seed
+        s.phase = self.phase
+        s.deal = self.deal
+        s.dealer = self.dealer
+        s.turn = self.turn
+        s.hands = self.hands
+        s.discards = self.discards
+        s.tricks_won = self.tricks_won
+        s.points = self.points
+        s.games_won = self.games_won
+        s.chips = self.chips
+        s.turn_up = self.turn_up
+        s.trump = self.trump
+        s.stock = self.stock
+        s.tricks = self.tricks
+        s.king_announced = self.king_announced
+        s.wagers = self.wagers
+        s.ledger = self.ledger
+        return s
+
+    @property
+    def game(self) -> int:
+        """The number of the current (or, when the match is over, last) game, from 0."""
+        done = sum(self.games_won)
+        return done - 1 if self.phase is Phase.MATCH_OVER else done
+
+    @property
+    def elder(self) -> int:
+        return ROLES[self.config.seats][self.dealer][0]
+
+    @property
+    def responder(self) -> int:
+        return ROLES[self.config.seats][self.dealer][1]
+
+    def before_first_lead(self) -> bool:
+        """E-KING-1, E-VAR-4: no card of the deal's first trick has been led."""
+        return self.phase is not Phase.MATCH_OVER and not self.tricks
+
+
+ROLES: dict[int, tuple[tuple[int, int], ...]] = {
+    2: ((1, 0), (0, 1)),
+    3: ((1, 2), (2, 0), (0, 1)),
+}
+"""``ROLES[seats][dealer] == (elder, responder)`` (E-SEAT, E-VAR-5)."""
+
+
+# ---------------------------------------------------------------- events
+#
+# Events are created on every call: plain slotted dataclasses (a frozen one costs three
+# times as much to create); treat them as immutable all the same. ``CardPlayed`` and
+# ``TrickWon`` are frozen: the rules share cached instances of them.
+
+
+@dataclass(slots=True)
+class DealerCut:
+    """CUT / E-SEAT-2: ``draws[s]`` are the cards seat ``s`` drew; the lowest deals."""
+
+    draws: tuple[tuple[int, ...], ...]
+    dealer: int
+
+
+@dataclass(slots=True)
+class Dealt:
+    """E-DEAL-1 .. E-DEAL-3. ``hands[s]`` is empty where the viewer may not see it;
+    ``hand_sizes`` are public (0 for a dealer sitting out, E-VAR-5)."""
+
+    deal: int
+    game: int
+    dealer: int
+    elder: int
+    responder: int
+    turn_up: int
+    stock_size: int
+    hand_sizes: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+
+
+@dataclass(slots=True)
+class KingTurned:
+    """E-DEAL-4: the turned-up card is a king; ``seat`` (the responder) scores."""
+
+    seat: int
+    card: int
+
+
+@dataclass(slots=True)
+class Proposed:
+    seat: int
+
+
+@dataclass(slots=True)
+class Accepted:
+    seat: int
+
+
+@dataclass(slots=True)
+class Refused:
+    seat: int
+
+
+@dataclass(slots=True)
+class Exchanged:
+    """E-EXCH-5/6/8: ``count`` cards discarded and drawn (public); the cards
+    themselves are empty unless the viewer is ``seat``."""
+
+    seat: int
+    count: int
+    discarded: tuple[int, ...]
+    drawn: tuple[int, ...]
+    stock_left: int
+
+
+@dataclass(slots=True)
+class KingAnnounced:
+    """E-KING-1: ``seat`` announced the king of trumps ``card``."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon:
+    """E-PLAY-7: trick number ``trick`` (0..4), led by ``leader``, won by ``seat``."""
+
+    trick: int
+    seat: int
+    leader: int
+    cards: tuple[int, int]
+
+
+@dataclass(slots=True)
+class DealScored:
+    """E-SCORE-1 .. E-SCORE-3: the tricks of a deal played out. ``tricks`` per seat."""
+
+    deal: int
+    seat: int
+    tricks: tuple[int, ...]
+    vole: bool
+    raised: bool
+    original_hands: bool
+
+
+class ScoreReason(IntEnum):
+    """Values equal ``referee.v1.EcarteScoreReason``."""
+
+    TURNED_KING = 1
+    ANNOUNCED_KING = 2
+    POINT = 3
+    VOLE = 4
+
+
+@dataclass(slots=True)
+class PointsScored:
+    """Points to ``seat`` (``total``: its score after them); with stakes (E-VAR-3)
+    ``payer`` paid ``chips`` to ``seat`` (``chips`` 0 and ``payer`` -1 without)."""
+
+    seat: int
+    reason: ScoreReason
+    points: int
+    total: int
+    chips: int
+    payer: int
+
+
+@dataclass(slots=True)
+class GameWon:
+    """E-END-1: game ``game`` (from 0) won by ``seat``; ``points`` per seat at its end."""
+
+    game: int
+    seat: int
+    points: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class WagerPlaced:
+    spectator: str
+    seat: int
+    amount: int
+
+
+@dataclass(slots=True)
+class WagerSettled:
+    """E-VAR-4: ``net`` is the spectator's net result after this settlement."""
+
+    spectator: str
+    seat: int
+    amount: int
+    won: bool
+    net: int
+
+
+@dataclass(slots=True)
+class MatchWon:
+    """E-END-2: the match is over."""
+
+    seat: int
+    games_won: tuple[int, ...]
+
+
+EcarteEvent = (
+    DealerCut
+    | Dealt
+    | KingTurned
+    | Proposed
+    | Accepted
+    | Refused
+    | Exchanged
+    | KingAnnounced
+    | CardPlayed
+    | TrickWon
+    | DealScored
+    | PointsScored
+    | GameWon
+    | WagerPlaced
+    | WagerSettled
+    | MatchWon
+)
+
+
+# ---------------------------------------------------------------- views
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as a viewer sees it. ``hand`` and ``discards`` are ``None`` when hidden."""
+
+    seat: int
+    card_count: int
+    hand: tuple[int, ...] | None
+    discard_count: int
+    discards: tuple[int, ...] | None
+    tricks_won: int
+    points: int
+    games_won: int
+    chips: int
+    sits_out: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    """A trick of the deal: ``cards`` in order of play; ``winner`` -1 while open."""
+
+    leader: int
+    cards: tuple[int, ...]
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class EcarteView:
+    config: EcarteConfig
+    phase: Phase
+    deal: int
+    game: int
+    dealer: int
+    elder: int
+    responder: int
+    turn: int
+    turn_up: int
+    trump: int
+    stock_count: int
+    seats: tuple[SeatView, ...]
+    tricks: tuple[TrickView, ...]
+    king_announced: int
+    original_hands: bool
+    wagers: tuple[Wager, ...]
+    spectators: tuple[SpectatorNet, ...]
+    winner: int

@@ -1,0 +1,357 @@
+"""Prometheus metrics (``referee serve --metrics-port``).
+
+One worker (``--workers 1``): the metrics live in the process and are served
+from a thread, with the standard process and Python collectors.
+
+Several workers: prometheus-client's multiprocess mode. The supervisor makes
+the directory named by ``PROMETHEUS_MULTIPROC_DIR`` *before* anything imports
+``prometheus_client`` (the value class is chosen at import), each worker writes
+its values to memory-mapped files there, and a small metrics process forked by
+the supervisor serves their sum, plus ``process_*`` metrics summed over the
+supervisor and all its children (:class:`ProcessTreeCollector`). Counters keep
+counting across worker restarts (a dead worker's files stay), live gauges drop
+a dead worker's values.
+
+This module does not import ``prometheus_client`` at import time for that
+reason; :class:`Metrics` does, when created.
+
+Hot path: one ``CallInterceptor`` records each RPC with :meth:`Metrics.rpc`,
+which caches the labelled children (no ``labels()`` lookup per call).
+
+The sealing code reports a refused sealed token with :func:`sealed_refusal`
+(a no-op when metrics are off).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterable, Iterator
+from http.server import ThreadingHTTPServer
+from typing import Any
+
+from referee import __version__
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+LATENCY_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+)
+# Verdict numbers of referee.v1.Verdict (common.proto) -> label values.
+_VERDICTS = {1: "accepted", 2: "rejected", 3: "penalized"}
+
+
+def multiprocess() -> bool:
+    return MULTIPROC_ENV in os.environ
+
+
+class Metrics:
+    """The service's metrics, in their own registry (so tests may make several)."""
+
+    def __init__(self) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        self.registry = CollectorRegistry(auto_describe=True)
+        reg = self.registry
+        self.rpcs = Counter(
+            "referee_rpcs",
+            "RPCs finished, by method, game, verdict (ApplyAction) and gRPC status code",
+            ("method", "game", "verdict", "code"),
+            registry=reg,
+        )
+        self.latency = Histogram(
+            "referee_rpc_duration_seconds",
+            "Time from the start of the handler to its response, by method and game",
+            ("method", "game"),
+            buckets=LATENCY_BUCKETS,
+            registry=reg,
+        )
+        self.actions = Counter(
+            "referee_actions",
+            "Actions judged (ApplyAction, and every step of a Replay), by game and verdict",
+            ("game", "verdict"),
+            registry=reg,
+        )
+        self.sealed_refusals = Counter(
+            "referee_sealed_token_refusals",
+            "Sealed state tokens refused (altered, unknown key, malformed ...), by reason",
+            ("reason",),
+            registry=reg,
+        )
+        self.in_flight = Gauge(
+            "referee_in_flight_rpcs",
+            "RPCs started and not yet finished (all workers)",
+            registry=reg,
+            multiprocess_mode="livesum",
+        )
+        self.build_info = Gauge(
+            "referee_build_info",
+            "Always 1; the version of the server",
+            ("version",),
+            registry=reg,
+            multiprocess_mode="max",
+        )
+        self.build_info.labels(__version__).set(1)
+        self.worker_restarts = Counter(
+            "referee_worker_restarts",
+            "Worker processes restarted by the supervisor after they died",
+            registry=reg,
+        )
+        self.workers = Gauge(
+            "referee_workers",
+            "Worker processes serving (set by the supervisor)",
+            registry=reg,
+            multiprocess_mode="livemax",
+        )
+        self._rpc_children: dict[tuple[str, str, str, str], Any] = {}
+        self._latency_children: dict[tuple[str, str], Any] = {}
+        self._action_children: dict[tuple[str, str], Any] = {}
+
+    def rpc(self, method: str, game: str, verdict: str, code: str, seconds: float) -> None:
+        """Count one finished RPC and observe its latency."""
+        key = (method, game, verdict, code)
+        child = self._rpc_children.get(key)
+        if child is None:
+            child = self._rpc_children[key] = self.rpcs.labels(*key)
+        child.inc()
+        lkey = (method, game)
+        hist = self._latency_children.get(lkey)
+        if hist is None:
+            hist = self._latency_children[lkey] = self.latency.labels(*lkey)
+        hist.observe(seconds)
+
+    def action(self, game: str, verdict: str, count: int = 1) -> None:
+        key = (game, verdict)
+        child = self._action_children.get(key)
+        if child is None:
+            child = self._action_children[key] = self.actions.labels(*key)
+        child.inc(count)
+
+    def replay_steps(self, game: str, steps: Iterable[Any]) -> None:
+        """Count the verdicts of a Replay's steps (messages with a ``verdict`` field)."""
+        counts: dict[int, int] = {}
+        for step in steps:
+            counts[step.verdict] = counts.get(step.verdict, 0) + 1
+        for verdict, n in counts.items():
+            self.action(game, _VERDICTS.get(verdict, "unspecified"), n)
+
+    def sealed_refusal(self, reason: str) -> None:
+        self.sealed_refusals.labels(reason).inc()
+
+    def exposition_registry(self) -> Any:
+        """What a scrape of this process shows: the service metrics plus process,
+        platform and GC collectors (single-process mode only)."""
+        from prometheus_client import GCCollector, PlatformCollector, ProcessCollector
+
+        reg = self.registry
+        if not getattr(self, "_standard_added", False):
+            ProcessCollector(registry=reg)
+            PlatformCollector(registry=reg)
+            GCCollector(registry=reg)
+            self._standard_added = True
+        return reg
+
+
+_current: Metrics | None = None
+
+
+def install(metrics: Metrics | None) -> None:
+    """Make ``metrics`` the process's metrics (for :func:`sealed_refusal`)."""
+    global _current
+    _current = metrics
+
+
+def current() -> Metrics | None:
+    return _current
+
+
+def sealed_refusal(reason: str) -> None:
+    """Count a refused sealed token; ``reason`` is a short stable code, e.g.
+    ``TAMPERED``, ``UNKNOWN_KEY``, ``MALFORMED``, ``EXPIRED`` (never token bytes)."""
+    if _current is not None:
+        _current.sealed_refusal(reason)
+
+
+# ---------------------------------------------------------------- exposition
+
+
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket for the metrics endpoint (port 0: any free port)."""
+    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, address = info[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(address)
+        sock.listen(64)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def http_server(sock: socket.socket, registry: Any) -> ThreadingHTTPServer:
+    """An HTTP server answering ``GET /metrics`` (any path) from ``registry`` on ``sock``."""
+    from prometheus_client.exposition import MetricsHandler
+
+    server = _HttpServer(
+        sock.getsockname()[:2],
+        MetricsHandler.factory(registry),
+        bind_and_activate=False,
+    )
+    server.socket.close()
+    server.socket = sock
+    return server
+
+
+def serve_in_thread(sock: socket.socket, registry: Any) -> ThreadingHTTPServer:
+    server = http_server(sock, registry)
+    threading.Thread(target=server.serve_forever, name="metrics-http", daemon=True).start()
+    return server
+
+
+def multiprocess_registry(supervisor_pid: int) -> Any:
+    """The registry a scrape sees with several workers: the sum over the worker
+    files, the process tree's ``process_*`` metrics, the platform info."""
+    from prometheus_client import CollectorRegistry, PlatformCollector
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    reg = CollectorRegistry()
+    MultiProcessCollector(reg)  # type: ignore[no-untyped-call]
+    reg.register(ProcessTreeCollector(supervisor_pid))
+    PlatformCollector(registry=reg)
+    return reg
+
+
+def mark_process_dead(pid: int) -> None:
+    """Drop a dead worker's live gauges (multiprocess mode)."""
+    if multiprocess():
+        from prometheus_client import multiprocess as mp
+
+        mp.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def clear_directory(path: str) -> None:
+    """Remove the value files of an earlier run (counters restart with the server)."""
+    for name in os.listdir(path):
+        if name.endswith(".db"):
+            os.unlink(os.path.join(path, name))
+
+
+class ProcessTreeCollector:
+    """``process_*`` metrics of the supervisor and all its children, summed (Linux /proc).
+
+    CPU time includes the children the supervisor has reaped (``cutime``/``cstime``),
+    so ``process_cpu_seconds_total`` does not go down when a worker is replaced.
+    Resident memory is the sum of each process's RSS (pages shared after fork count
+    once per process, so it overstates the total)."""
+
+    def __init__(self, root: int, proc: str = "/proc") -> None:
+        self.root = root
+        self.proc = proc
+        self.ticks = os.sysconf("SC_CLK_TCK")
+        self.pagesize = os.sysconf("SC_PAGE_SIZE")
+        try:
+            with open(os.path.join(proc, "stat")) as f:
+                self.btime = next(float(line.split()[1]) for line in f if line.startswith("btime"))
+        except (OSError, StopIteration):
+            self.btime = 0.0
+
+    def _stat(self, pid: int) -> list[str]:
+        with open(os.path.join(self.proc, str(pid), "stat"), "rb") as f:
+            data = f.read().decode()
+        return data[data.rindex(")") + 2 :].split()  # fields from 3 (state) on
+
+    def _children(self) -> list[int]:
+        pids: list[int] = []
+        for name in os.listdir(self.proc):
+            if not name.isdigit() or int(name) == self.root:
+                continue
+            try:
+                if int(self._stat(int(name))[1]) == self.root:
+                    pids.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+        return pids
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        try:
+            root = self._stat(self.root)
+        except OSError:
+            return
+        # stat fields (1-based): 14 utime, 15 stime, 16 cutime, 17 cstime, 22 starttime,
+        # 23 vsize, 24 rss; our list starts at field 3.
+        cpu = sum(int(root[i]) for i in (11, 12, 13, 14)) / self.ticks
+        vsize = int(root[20])
+        rss = int(root[21]) * self.pagesize
+        fds = self._fds(self.root)
+        for pid in self._children():
+            try:
+                fields = self._stat(pid)
+            except (OSError, ValueError):
+                continue
+            cpu += (int(fields[11]) + int(fields[12])) / self.ticks
+            vsize += int(fields[20])
+            rss += int(fields[21]) * self.pagesize
+            fds += self._fds(pid)
+        yield CounterMetricFamily(
+            "process_cpu_seconds", "User and system CPU time of all processes", value=cpu
+        )
+        yield GaugeMetricFamily(
+            "process_virtual_memory_bytes", "Virtual memory of all processes", value=vsize
+        )
+        yield GaugeMetricFamily(
+            "process_resident_memory_bytes", "Resident memory of all processes", value=rss
+        )
+        yield GaugeMetricFamily(
+            "process_start_time_seconds",
+            "Start time of the supervisor since the epoch",
+            value=self.btime + int(root[19]) / self.ticks,
+        )
+        yield GaugeMetricFamily(
+            "process_open_fds", "Open file descriptors of all processes", value=fds
+        )
+        max_fds = self._max_fds()
+        if max_fds is not None:
+            yield GaugeMetricFamily(
+                "process_max_fds", "Maximum open file descriptors per process", value=max_fds
+            )
+
+    def _fds(self, pid: int) -> int:
+        try:
+            return len(os.listdir(os.path.join(self.proc, str(pid), "fd")))
+        except OSError:
+            return 0
+
+    def _max_fds(self) -> float | None:
+        try:
+            with open(os.path.join(self.proc, str(self.root), "limits")) as f:
+                for line in f:
+                    if line.startswith("Max open files"):
+                        return float(line.split()[3])
+        except (OSError, ValueError, IndexError):
+            pass
+        return None

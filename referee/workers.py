@@ -1,0 +1,486 @@
+"""Several worker processes on one port: ``referee serve --workers N``.
+
+Python runs one thread of Python at a time, so one process uses one core. The
+supervisor (this module, PID 1 in the container) forks N workers *before any
+gRPC object exists* (gRPC's core cannot be forked once started), each worker
+runs its own grpc.aio server bound to the same port with ``SO_REUSEPORT``, and
+the kernel spreads incoming **connections** (not calls) over the workers. A
+client with one connection talks to one worker; clients should open several
+connections, or several clients share the load (see docs/deploy.md).
+
+The supervisor:
+
+- checks the ports are free, then holds them (a bound ``SO_REUSEPORT`` socket
+  that does not listen) so that port 0 resolves to one port for all workers and
+  nobody else takes it while a worker restarts;
+- with ``--metrics-port``, makes the prometheus-client multiprocess directory
+  and forks a metrics process that serves the sum of all workers' metrics;
+- restarts a worker that dies (at once, or with an exponential backoff up to
+  30 s if it keeps dying within 10 s of its start); a worker that dies before
+  every process first became ready stops everything (exit 1): that is a start-up
+  problem, not a crash to paper over;
+- on SIGTERM or SIGINT, forwards SIGTERM to the workers, which drain (health
+  NOT_SERVING, drain delay, in-flight calls finish within the grace), waits for
+  them (SIGKILL after drain delay + grace + 5 s), stops the metrics process and
+  exits 0. A second signal kills the workers at once (exit 1).
+
+The supervisor never creates a thread, an event loop or a gRPC object: it is a
+``selectors`` loop over a signal wake-up pipe and a readiness pipe the children
+write to. Children die with it (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import selectors
+import shutil
+import signal
+import socket
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from referee import logs
+from referee.logs import get_logger
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
+    from referee.server import ServerSettings
+
+log = get_logger("referee.supervisor")
+
+RESTART_BACKOFF_FIRST = 0.5
+RESTART_BACKOFF_MAX = 30.0
+STABLE_SECONDS = 10.0  # a worker that ran this long is restarted without delay
+KILL_MARGIN_SECONDS = 5.0
+
+
+def available_cpus() -> int:
+    """CPUs this process may use: its affinity, capped by a cgroup CPU quota
+    (a container limited to 2 CPUs on a 64-core node gets 2)."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        count = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota()
+    if quota is not None:
+        count = min(count, max(1, math.ceil(quota)))
+    return max(1, count)
+
+
+def _cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
+    try:  # cgroup v2
+        with open(os.path.join(root, "cpu.max")) as f:
+            quota, period = f.read().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:  # cgroup v1
+        with open(os.path.join(root, "cpu", "cpu.cfs_quota_us")) as f:
+            quota_us = int(f.read())
+        with open(os.path.join(root, "cpu", "cpu.cfs_period_us")) as f:
+            period_us = int(f.read())
+        return None if quota_us <= 0 else quota_us / period_us
+    except (OSError, ValueError):
+        return None
+
+
+def reserve_port(host: str, port: int, what: str = "port") -> socket.socket:
+    """Check that ``host:port`` is free, then hold it for the workers.
+
+    The check is an exclusive bind (no ``SO_REUSEPORT``), so another server, or
+    another Referee, already on the port is an error here and not a silent
+    sharing of connections. The returned socket is bound with ``SO_REUSEPORT``
+    and never listens: it receives no connection, it only keeps the port."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise OSError(f"cannot resolve {what} host {host!r}: {e.strerror}") from None
+    family, _, _, _, address = infos[0]
+
+    def make() -> socket.socket:
+        s = socket.socket(family, socket.SOCK_STREAM)
+        if family == socket.AF_INET6:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        return s
+
+    probe = make()
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(address)
+        port = probe.getsockname()[1]
+    except OSError as e:
+        raise OSError(f"cannot bind {what} {host}:{port}: {e.strerror or e}") from None
+    finally:
+        probe.close()
+    hold = make()
+    try:
+        hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        hold.bind((address[0], port, *address[2:]))
+    except OSError as e:
+        hold.close()
+        raise OSError(f"cannot bind {what} {host}:{port}: {e.strerror or e}") from None
+    return hold
+
+
+@dataclass(slots=True)
+class _Child:
+    kind: str  # "worker" or "metrics"
+    index: int
+    pid: int = 0
+    started: float = 0.0
+    ready: bool = False
+    failures: int = 0
+    restart_at: float | None = None
+    signalled: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"worker {self.index}" if self.kind == "worker" else "metrics"
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to send SIGTERM to this process when its parent dies (Linux)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+class Supervisor:
+    """Runs N workers (and a metrics process) until SIGTERM/SIGINT."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.pid = os.getpid()
+        self.children = [_Child("worker", i) for i in range(settings.workers)]
+        self.metrics: Metrics | None = None
+        self.metrics_dir: str | None = None
+        self._own_metrics_dir = False
+        self._holds: list[socket.socket] = []
+        self._metrics_sock: socket.socket | None = None
+        self._sel = selectors.DefaultSelector()
+        self._sig_r, self._sig_w = os.pipe()
+        self._ready_r, self._ready_w = os.pipe()
+        self._ready_buffer = b""
+        self.stopping = False
+        self.forced = False
+        self.fatal = ""
+        self.all_ready = False
+        self._kill_at = 0.0
+
+    # ------------------------------------------------------------ set-up
+
+    def _setup(self) -> None:
+        s = self.settings
+        main = reserve_port(s.host, s.port)
+        self._holds.append(main)
+        updates: dict[str, int] = {"port": main.getsockname()[1]}
+        if s.health_port is not None:
+            health = reserve_port(s.health_host, s.health_port, "health port")
+            self._holds.append(health)
+            updates["health_port"] = health.getsockname()[1]
+        self.settings = replace(s, **updates)  # type: ignore[arg-type]
+        if s.metrics_port is not None:
+            from referee import metrics as m
+
+            self._metrics_sock = m.bind_socket(s.metrics_host, s.metrics_port)
+            self._setup_metrics_dir()
+            # Only now may prometheus_client be imported (it picks multiprocess mode).
+            self.metrics = m.Metrics()
+            m.install(self.metrics)
+            self.children.append(_Child("metrics", 0))
+        for fd in (self._sig_r, self._sig_w, self._ready_r):
+            os.set_blocking(fd, False)
+        self._sel.register(self._sig_r, selectors.EVENT_READ)
+        self._sel.register(self._ready_r, selectors.EVENT_READ)
+        signal.set_wakeup_fd(self._sig_w, warn_on_full_buffer=False)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(sig, _noop)
+
+    def _setup_metrics_dir(self) -> None:
+        from referee.metrics import MULTIPROC_ENV, clear_directory
+
+        given = os.environ.get(MULTIPROC_ENV)
+        if given:
+            os.makedirs(given, exist_ok=True)
+            clear_directory(given)
+            self.metrics_dir = given
+        else:
+            self.metrics_dir = tempfile.mkdtemp(prefix="referee-metrics-")
+            self._own_metrics_dir = True
+            os.environ[MULTIPROC_ENV] = self.metrics_dir
+
+    def _cleanup(self) -> None:
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        for sock in self._holds:
+            sock.close()
+        if self._metrics_sock is not None:
+            self._metrics_sock.close()
+        self._sel.close()
+        for fd in (self._sig_r, self._sig_w, self._ready_r, self._ready_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.metrics_dir is not None and self._own_metrics_dir:
+            shutil.rmtree(self.metrics_dir, ignore_errors=True)
+
+    # ------------------------------------------------------------ running
+
+    def run(self) -> int:
+        """Serve until stopped; the exit code (0 after a graceful stop)."""
+        logs.bind_process(role="supervisor")
+        try:
+            self._setup()
+        except BaseException:
+            self._cleanup()
+            raise
+        try:
+            s = self.settings
+            log.info(
+                "supervisor_started",
+                workers=s.workers,
+                port=s.port,
+                health_port=s.health_port,
+                metrics_port=(self._metrics_sock.getsockname()[1] if self._metrics_sock else None),
+            )
+            for child in self.children:
+                self._spawn(child)
+            return self._loop()
+        finally:
+            self._cleanup()
+
+    def _loop(self) -> int:
+        while True:
+            now = time.monotonic()
+            timeout: float | None = None
+            if self.stopping:
+                timeout = max(0.0, self._kill_at - now)
+            for child in self.children:
+                if child.restart_at is not None:
+                    wait = max(0.0, child.restart_at - now)
+                    timeout = wait if timeout is None else min(timeout, wait)
+            for key, _ in self._sel.select(timeout):
+                if key.fileobj == self._sig_r:
+                    self._read_signals()
+                elif key.fileobj == self._ready_r:
+                    self._read_ready()
+            self._reap()
+            if self.fatal and not self.stopping:
+                self._begin_stop(None)
+            now = time.monotonic()
+            if self.stopping:
+                alive = [c for c in self.children if c.pid]
+                workers_alive = [c for c in alive if c.kind == "worker"]
+                if not workers_alive:
+                    for c in alive:  # the metrics process goes last
+                        if not c.signalled:
+                            self._signal(c, signal.SIGTERM)
+                if not alive:
+                    code = 1 if (self.forced or self.fatal) else 0
+                    log.info("supervisor_stopped", exit_code=code)
+                    return code
+                if now >= self._kill_at:
+                    for c in alive:
+                        log.warning("child_killed", child=c.name, child_pid=c.pid)
+                        self._signal(c, signal.SIGKILL)
+                    self._kill_at = now + KILL_MARGIN_SECONDS
+            else:
+                for child in self.children:
+                    if child.restart_at is not None and now >= child.restart_at:
+                        child.restart_at = None
+                        if self.metrics is not None:
+                            self.metrics.worker_restarts.inc()
+                        self._spawn(child)
+
+    def _signal(self, child: _Child, sig: int) -> None:
+        child.signalled = True
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child.pid, sig)
+
+    def _read_signals(self) -> None:
+        try:
+            data = os.read(self._sig_r, 512)
+        except BlockingIOError:
+            return
+        for number in data:
+            if number in (signal.SIGTERM, signal.SIGINT):
+                self._begin_stop(signal.Signals(number).name)
+
+    def _begin_stop(self, reason: str | None) -> None:
+        if self.stopping:
+            if reason is not None and not self.forced:
+                self.forced = True
+                log.warning("supervisor_forced_stop", signal=reason)
+                for c in self.children:
+                    if c.pid:
+                        self._signal(c, signal.SIGKILL)
+            return
+        self.stopping = True
+        s = self.settings
+        deadline = s.drain_delay_seconds + s.grace_seconds + KILL_MARGIN_SECONDS
+        self._kill_at = time.monotonic() + deadline
+        log.info(
+            "supervisor_stopping",
+            signal=reason,
+            reason=self.fatal or None,
+            grace_seconds=s.grace_seconds,
+            drain_delay_seconds=s.drain_delay_seconds,
+        )
+        for c in self.children:
+            c.restart_at = None
+            if c.pid and c.kind == "worker":
+                self._signal(c, signal.SIGTERM)
+
+    def _read_ready(self) -> None:
+        try:
+            self._ready_buffer += os.read(self._ready_r, 4096)
+        except BlockingIOError:
+            return
+        *lines, self._ready_buffer = self._ready_buffer.split(b"\n")
+        for line in lines:
+            kind, _, rest = line.decode().partition(" ")
+            index_text, _, pid_text = rest.partition(" ")
+            for c in self.children:
+                if c.kind == kind and c.index == int(index_text) and c.pid == int(pid_text):
+                    c.ready = True
+        self._update_workers_gauge()
+        if not self.all_ready and all(c.ready for c in self.children):
+            self.all_ready = True
+            log.info("supervisor_ready", workers=self.settings.workers, port=self.settings.port)
+
+    def _update_workers_gauge(self) -> None:
+        if self.metrics is not None:
+            serving = sum(1 for c in self.children if c.kind == "worker" and c.pid and c.ready)
+            self.metrics.workers.set(serving)
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            child = next((c for c in self.children if c.pid == pid), None)
+            if child is None:
+                continue
+            self._exited(child, os.waitstatus_to_exitcode(status))
+
+    def _exited(self, child: _Child, code: int) -> None:
+        from referee import metrics as m
+
+        lived = time.monotonic() - child.started
+        pid, was_ready = child.pid, child.ready
+        child.pid, child.ready, child.signalled = 0, False, False
+        m.mark_process_dead(pid)
+        self._update_workers_gauge()
+        how = {"exit_code": code} if code >= 0 else {"signal": signal.Signals(-code).name}
+        if self.stopping:
+            log.info("child_exited", child=child.name, child_pid=pid, **how)
+            return
+        if not self.all_ready:
+            self.fatal = f"{child.name} exited during start-up"
+            log.error("child_failed_to_start", child=child.name, child_pid=pid, **how)
+            return
+        child.failures = 0 if (lived >= STABLE_SECONDS and was_ready) else child.failures + 1
+        # At once, unless it keeps dying young: then 0.5 s, 1 s, 2 s ... up to 30 s.
+        delay = 0.0
+        if child.failures > 1:
+            delay = min(RESTART_BACKOFF_MAX, RESTART_BACKOFF_FIRST * 2 ** (child.failures - 2))
+        child.restart_at = time.monotonic() + delay
+        log.error(
+            "child_died",
+            child=child.name,
+            child_pid=pid,
+            lived_seconds=round(lived, 3),
+            restart_in_seconds=delay,
+            **how,
+        )
+
+    # ------------------------------------------------------------ children
+
+    def _spawn(self, child: _Child) -> None:
+        pid = os.fork()
+        if pid:
+            child.pid = pid
+            child.started = time.monotonic()
+            child.ready = False
+            log.info("child_started", child=child.name, child_pid=pid)
+            return
+        code = 1
+        try:
+            self._become(child)
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        except BaseException:
+            log.exception("child_crashed", child=child.name)
+        finally:
+            os._exit(code)
+
+    def _become(self, child: _Child) -> None:
+        """In the forked child: drop the supervisor's state, then run."""
+        _die_with_parent()
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        if os.getppid() != self.pid:  # the supervisor died before the prctl
+            raise SystemExit(1)
+        self._sel.close()
+        for fd in (self._sig_r, self._sig_w, self._ready_r):
+            os.close(fd)
+        for sock in self._holds:
+            sock.close()
+        ready_fd = self._ready_w
+        announce = f"{child.kind} {child.index} {os.getpid()}\n".encode()
+        if child.kind == "metrics":
+            assert self._metrics_sock is not None
+            logs.bind_process(role="metrics")
+            _run_metrics(self._metrics_sock, self.pid, lambda: os.write(ready_fd, announce))
+            return
+        if self._metrics_sock is not None:
+            self._metrics_sock.close()
+        logs.bind_process(worker=child.index)
+        from referee.server import serve
+
+        def ready(_server: object) -> None:
+            os.write(ready_fd, announce)
+
+        asyncio.run(serve(self.settings, self.metrics, child.index, on_ready=ready))
+
+
+def _noop(signum: int, frame: object) -> None:
+    """Python-level handler: the wake-up fd carries the signal to the loop."""
+
+
+def _run_metrics(sock: socket.socket, supervisor: int, ready: Callable[[], object]) -> None:
+    """The metrics process: serve the multiprocess sum until SIGTERM/SIGINT."""
+    import threading
+
+    from referee import metrics as m
+
+    registry = m.multiprocess_registry(supervisor)
+    server = m.http_server(sock, registry)
+    # Block the stop signals in every thread, then wait for one in this one.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    threading.Thread(target=server.serve_forever, name="metrics-http", daemon=True).start()
+    log.info("metrics_serving", port=sock.getsockname()[1])
+    ready()
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    server.server_close()
+
+
+def run(settings: ServerSettings) -> int:
+    """``referee serve`` with ``settings.workers > 1``."""
+    return Supervisor(settings).run()

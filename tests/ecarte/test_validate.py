@@ -1,0 +1,156 @@
+"""validate: impossible states are errors of the request, with proto field paths."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from referee.games.base import InvalidInput
+from referee.games.ecarte import RULES
+from referee.games.ecarte.state import EcarteConfig, EcarteState, Phase, Wager
+from referee.games.ecarte.validation import validate
+from tests.ecarte.helpers import build, c, mask, random_playout
+
+ELDER, DEALER = 1, 0
+E_HAND, D_HAND = "7D 8D 9D 7H 9S", "QC JC AC 10H KS"
+
+
+def fields(state: EcarteState, check_deal: bool = False) -> list[str]:
+    with pytest.raises(InvalidInput) as e:
+        validate(state, check_deal=check_deal)
+    return [v.field for v in e.value.violations]
+
+
+def base(**kw: object) -> EcarteState:
+    return build(E_HAND, D_HAND, "7C", **kw)  # type: ignore[arg-type]
+
+
+def replace(state: EcarteState, **kw: object) -> EcarteState:
+    return dataclasses.replace(state, **kw)  # type: ignore[arg-type]
+
+
+def test_reachable_states_are_valid() -> None:
+    """Every state of random matches passes, the seed's deal included."""
+    cfg = EcarteConfig(games_to_win=2, target_points=3, stake=2, gallery=True)
+    states, _, _ = random_playout(cfg, bytes(range(32)), random.Random(0))
+    for s in states:
+        RULES.validate(s)
+
+
+def test_E_DECK_1_a_card_twice_or_missing() -> None:
+    """E-DECK-1: every card exactly once across hands, discards, turn-up, stock, tricks."""
+    s = base()
+    twice = replace(s, hands=(s.hands[0], s.hands[1] | mask("KS")))
+    assert "seats[1].hand" in fields(twice)
+    in_stock = replace(s, stock=s.stock + bytes([c("7D")]))
+    assert "stock" in fields(in_stock)
+    missing = replace(s, stock=s.stock[1:])
+    assert fields(missing) == ["seats"]
+    foreign = replace(s, hands=(s.hands[0], s.hands[1] | 1 << 1))  # the two of clubs
+    assert "seats[1].hand" in fields(foreign)
+    bad_byte = replace(s, stock=s.stock[:-1] + bytes([60]))
+    assert "stock" in fields(bad_byte)
+
+
+def test_E_DEAL_3_trump_must_match_the_turn_up() -> None:
+    """E-DEAL-3: trumps are the suit of the turned-up card."""
+    assert fields(replace(base(), trump=2)) == ["trump"]
+
+
+def test_seats_and_turn_in_range() -> None:
+    s = base()
+    assert "turn" in fields(replace(s, turn=2))
+    assert "dealer" in fields(replace(s, dealer=5))
+    assert fields(replace(s, points=(0, 0, 0))) == ["seats"]
+    assert "seed" in fields(replace(s, seed=b"short"))
+    assert "turn_up" in fields(replace(s, turn_up=1))
+
+
+def test_config_out_of_range_is_prefixed() -> None:
+    """E-CONF: field paths are relative to EcarteState: config.target_points."""
+    s = replace(base(), config=EcarteConfig(target_points=0))
+    assert fields(s) == ["config.target_points"]
+
+
+def test_phase_consistent_with_the_hands() -> None:
+    """E-DEAL-2 / E-EXCH: five cards each until the first lead; the seat on turn
+    follows from the phase; a proposal needs a stock of 2; the elder discards first."""
+    s = base()
+    short = replace(s, hands=(s.hands[0] & ~mask("KS"), s.hands[1]), stock=s.stock + b"\x33")
+    assert "seats[0].hand" in fields(short)
+    assert fields(replace(s, turn=DEALER)) == ["turn"]
+    answer = base(phase=Phase.ANSWER)
+    assert fields(replace(answer, turn=ELDER)) == ["turn"]
+    responder = base(phase=Phase.RESPONDER_DISCARD, check=False)
+    assert f"seats[{ELDER}].discards" in fields(responder)
+    one_sided = base(discards={ELDER: "8C"}, check=False)
+    assert "seats" in fields(one_sided)
+
+
+def test_tricks_consistent_with_hands_counts_and_rules() -> None:
+    """E-PLAY: tricks won, hand sizes, the seat on turn and the legality of every card
+    played second must agree with the tricks."""
+    s = build("7D 8D 9D 7H", "QC JC AC 10H", "7C", phase=Phase.TRICKS, tricks="9S KS")
+    assert s.tricks_won == (1, 0) and s.turn == DEALER
+    assert f"seats[{DEALER}].tricks_won" in fields(replace(s, tricks_won=(0, 1)))
+    assert "turn" in fields(replace(s, turn=ELDER))
+    # The dealer answered 9S with 10H while holding KS: E-PLAY-3 was broken.
+    broken = build(
+        "7D 8D 9D 7H", "QC JC AC KS", "7C", phase=Phase.TRICKS, tricks="9S 10H", check=False
+    )
+    assert "tricks" in fields(broken)
+    uneven = build(
+        "7D 8D 9D 7H 8H", "QC JC AC 10H", "7C", phase=Phase.TRICKS, tricks="9S KS", check=False
+    )
+    assert f"seats[{ELDER}].hand" in fields(uneven)
+
+
+def test_scores_and_chips_consistent() -> None:
+    """E-END, E-VAR-3: points below the target while the match runs; chips only with
+    stakes, summing to zero."""
+    assert "seats[0].points" in fields(base(points=(5, 0), check=False))
+    assert "phase" in fields(base(games_won=(1, 0), check=False))
+    assert "seats" in fields(base(chips=(5, -5), check=False))
+    staked = EcarteConfig(stake=5)
+    assert "seats" in fields(base(config=staked, chips=(5, -4), check=False))
+    over = base(check=False)
+    over = replace(over, phase=Phase.MATCH_OVER)
+    assert "seats" in fields(over)
+
+
+def test_wagers_consistent() -> None:
+    """E-VAR-4: wagers need the gallery; amounts within the limit; settled at the end."""
+    w = (Wager("ann", 0, 10),)
+    assert "wagers" in fields(base(wagers=w, check=False))
+    cfg = EcarteConfig(gallery=True, wager_limit=5)
+    assert "wagers[0].amount" in fields(base(config=cfg, wagers=w, check=False))
+    assert "wagers[0].spectator" in fields(base(config=cfg, wagers=(Wager("", 0, 1),), check=False))
+
+
+def test_king_announcement_consistent() -> None:
+    """E-KING: the announcer holds (or played) the king of trumps and scored for it."""
+    s = build(E_HAND, "KC JC AC 10H KS", "7C", king_announced=DEALER, points=(1, 0))
+    assert fields(replace(s, king_announced=ELDER)) == ["king_announced"]
+    assert fields(replace(s, points=(0, 0))) == ["seats[0].points"]
+
+
+def test_D14_the_cards_must_be_the_seeds_deal() -> None:
+    """D-14: with check_deal the turn-up, stock, dealer and dealt hands are re-derived
+    from the seed: a state edited by hand is refused."""
+    state, _ = RULES.new_game(EcarteConfig(first_dealer=0), bytes(range(32)))
+    validate(state)
+    # Swap a card of the elder's hand with the top of the stock.
+    card = next(x for x in range(52) if state.hands[ELDER] >> x & 1)
+    top = state.stock[0]
+    hands = (state.hands[0], state.hands[1] & ~(1 << card) | (1 << top))
+    edited = replace(state, hands=hands, stock=bytes([card]) + state.stock[1:])
+    validate(edited, check_deal=False)
+    got = fields(edited, check_deal=True)
+    assert "stock" in got and f"seats[{ELDER}].hand" in got
+    assert fields(replace(state, dealer=1, turn=0), check_deal=True)[0] == "dealer"
+    other_seed = replace(state, seed=bytes(32))
+    assert "turn_up" in fields(other_seed, check_deal=True) or "stock" in fields(
+        other_seed, check_deal=True
+    )

@@ -1,0 +1,363 @@
+"""Servers for the operations tests: in-process (a thread with its own loop) and
+``referee serve`` in a subprocess with its JSON log lines, plus certificates."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import io
+import ipaddress
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from referee import logs
+from referee.metrics import Metrics
+from referee.server import RefereeServer, ServerSettings
+from referee.v1 import common_pb2
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import referee_pb2 as pb
+
+TIMEOUT = 60.0  # upper bound of any wait; the waits end on a condition, far sooner
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
+    """Poll ``condition`` (cheap, local) until it is truthy; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+class InProcess:
+    """A RefereeServer on its own event loop in a background thread."""
+
+    def __init__(self, settings: ServerSettings, metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.loop = asyncio.new_event_loop()
+        self.server: RefereeServer | None = None
+        self.port = 0
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def start() -> None:
+            self.server = RefereeServer(self.settings, self.metrics)
+            self.port = await self.server.start()
+            self._ready.set()
+
+        self.loop.run_until_complete(start())
+        self.loop.run_forever()
+        self.loop.close()
+
+    def __enter__(self) -> InProcess:
+        self._thread.start()
+        if not self._ready.wait(TIMEOUT):
+            raise RuntimeError("server did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.server is not None
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(TIMEOUT)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(TIMEOUT)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def health_address(self) -> str:
+        assert self.server is not None
+        return f"127.0.0.1:{self.server.health_port}"
+
+
+@contextmanager
+def captured_logs(level: str = "info") -> Iterator[io.StringIO]:
+    """JSON log lines of servers created inside the block (the interceptor binds its
+    logger when made), restored to the test session's configuration after."""
+    saved = structlog.get_config()
+    out = io.StringIO()
+    logs.configure(level, "json", out)
+    try:
+        yield out
+    finally:
+        structlog.configure(**saved)
+
+
+def log_lines(out: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+
+
+class Served:
+    """``referee serve`` in a subprocess, with its JSON log lines kept in order."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--log-format",
+                "json",
+                *args,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        )
+        self.lines: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self._cond = threading.Condition()
+        self._closed = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            with self._cond:
+                self.raw.append(line)
+                try:
+                    self.lines.append(json.loads(line))
+                except json.JSONDecodeError:
+                    self.lines.append({"event": "unparsed", "line": line})
+                self._cond.notify_all()
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def find(self, event: str, since: int = 0, **fields: Any) -> dict[str, Any] | None:
+        with self._cond:
+            for entry in self.lines[since:]:
+                if entry.get("event") == event and all(
+                    entry.get(k) == v for k, v in fields.items()
+                ):
+                    return entry
+        return None
+
+    def wait_for(
+        self, event: str, since: int = 0, timeout: float = TIMEOUT, **fields: Any
+    ) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = self.find(event, since, **fields)
+                if found is not None:
+                    return found
+                left = deadline - time.monotonic()
+                if self._closed or left <= 0:
+                    tail = "".join(self.raw[-20:])
+                    raise AssertionError(f"no {event} {fields} in the server's log:\n{tail}")
+                self._cond.wait(left)
+
+    def mark(self) -> int:
+        with self._cond:
+            return len(self.lines)
+
+    def events(self, event: str) -> list[dict[str, Any]]:
+        with self._cond:
+            return [e for e in self.lines if e.get("event") == event]
+
+    def terminate(self, timeout: float = TIMEOUT) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(TIMEOUT)
+
+
+def scrape(port: int) -> dict[str, float]:
+    """The samples of a Prometheus text exposition, by name and labels."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    samples: dict[str, float] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            samples[key] = float(value)
+    return samples
+
+
+def sample(samples: dict[str, float], name: str, **labels: str) -> float:
+    """One sample's value (0 when absent); labels given must all match."""
+    total = 0.0
+    for key, value in samples.items():
+        metric, _, rest = key.partition("{")
+        if metric != name:
+            continue
+        have = dict(part.split("=", 1) for part in rest.rstrip("}").split(",") if "=" in part)
+        if all(have.get(k) == json.dumps(v) for k, v in labels.items()):
+            total += value
+    return total
+
+
+# ------------------------------------------------------------------ requests
+
+CONFIG = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
+SEED = bytes(32)
+
+
+def long_replay(actions: int) -> pb.ReplayRequest:
+    """A Replay of ``actions`` rejected plays (by a seat not on turn): the state never
+    changes, so it is as long as asked."""
+    from referee.codec import all_codecs
+    from referee.service import Referee
+
+    first = Referee(all_codecs()).new_game(pb.NewGameRequest(config=CONFIG, seed=SEED))
+    s = first.state.earl_of_coventry
+    other = (s.turn + 1) % len(s.seats)
+    hand = s.seats[other].hand
+    card = (hand & -hand).bit_length() - 1  # its lowest card
+    bad = pb.Action(
+        actor=common_pb2.Actor(seat=other),
+        earl_of_coventry=eoc.EarlOfCoventryAction(
+            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
+        ),
+    )
+    return pb.ReplayRequest(config=CONFIG, seed=SEED, actions=[bad] * actions)
+
+
+# ------------------------------------------------------------------ certificates
+
+
+@dataclass(frozen=True)
+class Certs:
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    client_cert: Path
+    client_key: Path
+    rogue_client_cert: Path  # signed by a CA the server does not trust
+    rogue_client_key: Path
+
+
+def make_certs(directory: Path) -> Certs:
+    """A CA, a server certificate for localhost/127.0.0.1, a client certificate, and
+    a client certificate from another CA (all made here, valid for a day)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+
+    def key() -> ec.EllipticCurvePrivateKey:
+        return ec.generate_private_key(ec.SECP256R1())
+
+    def name(cn: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    def ca(cn: str) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+        k = key()
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(name(cn))
+            .issuer_name(name(cn))
+            .public_key(k.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(
+                x509.KeyUsage(
+                    digital_signature=True,
+                    content_commitment=False,
+                    key_encipherment=False,
+                    data_encipherment=False,
+                    key_agreement=False,
+                    key_cert_sign=True,
+                    crl_sign=True,
+                    encipher_only=False,
+                    decipher_only=False,
+                ),
+                critical=True,
+            )
+            .sign(k, hashes.SHA256())
+        )
+        return cert, k
+
+    def leaf(
+        cn: str,
+        issuer: tuple[x509.Certificate, ec.EllipticCurvePrivateKey],
+        usage: x509.ObjectIdentifier,
+        server: bool,
+    ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+        k = key()
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(name(cn))
+            .issuer_name(issuer[0].subject)
+            .public_key(k.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        )
+        if server:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName(
+                    [
+                        x509.DNSName("localhost"),
+                        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                    ]
+                ),
+                critical=False,
+            )
+        return builder.sign(issuer[1], hashes.SHA256()), k
+
+    def write(stem: str, pair: tuple[x509.Certificate, ec.EllipticCurvePrivateKey]) -> None:
+        cert, k = pair
+        (directory / f"{stem}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        (directory / f"{stem}.key").write_bytes(
+            k.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+
+    authority = ca("Referee test CA")
+    rogue = ca("Some other CA")
+    write("ca", authority)
+    write("server", leaf("localhost", authority, ExtendedKeyUsageOID.SERVER_AUTH, True))
+    write("client", leaf("client-1", authority, ExtendedKeyUsageOID.CLIENT_AUTH, False))
+    write("rogue", leaf("client-1", rogue, ExtendedKeyUsageOID.CLIENT_AUTH, False))
+    return Certs(
+        ca=directory / "ca.pem",
+        server_cert=directory / "server.pem",
+        server_key=directory / "server.key",
+        client_cert=directory / "client.pem",
+        client_key=directory / "client.key",
+        rogue_client_cert=directory / "rogue.pem",
+        rogue_client_key=directory / "rogue.key",
+    )

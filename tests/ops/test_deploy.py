@@ -1,0 +1,126 @@
+"""deploy/kubernetes validated offline against the Kubernetes schemas
+(kubernetes-validate), and the properties docs/deploy.md promises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from referee.cli import _parser
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = ROOT / "deploy" / "kubernetes"
+KUBERNETES_VERSION = "1.30.0"  # the oldest version the manifests target (gRPC probes: 1.24+)
+
+
+def documents() -> list[tuple[str, dict[str, Any]]]:
+    docs = []
+    for path in sorted(MANIFESTS.glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                docs.append((path.name, doc))
+    return docs
+
+
+def by_kind(kind: str) -> list[dict[str, Any]]:
+    return [d for _, d in documents() if d["kind"] == kind]
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"),
+    [
+        pytest.param(n, d, id=f"{d['kind']}/{d.get('metadata', {}).get('name', n)}")
+        for n, d in documents()
+    ],
+)
+def test_manifest_is_valid(name: str, doc: dict[str, Any]) -> None:
+    if doc["kind"] == "Kustomization":  # not a Kubernetes API object
+        listed = set(doc["resources"])
+        assert listed == {p.name for p in MANIFESTS.glob("*.yaml")} - {name}
+        return
+    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+
+
+def env_of(container: dict[str, Any]) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
+
+
+def test_deployment_runs_as_documented() -> None:
+    (deployment,) = by_kind("Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] == 10001  # the image's user
+    sc = container["securityContext"]
+    assert sc["readOnlyRootFilesystem"] is True
+    assert sc["allowPrivilegeEscalation"] is False
+    assert sc["capabilities"]["drop"] == ["ALL"]
+    assert {"requests", "limits"} <= set(container["resources"])
+    env = env_of(container)
+    # Every REFEREE_ variable set is a real setting, with a valid value.
+    serve = _parser().parse_args(["serve"]).serve_parser
+    known = {
+        "REFEREE_" + a.option_strings[0][2:].upper().replace("-", "_")
+        for a in serve._actions
+        if a.option_strings and a.dest != "help"
+    }
+    assert {k for k in env if k.startswith("REFEREE_")} <= known
+    # One worker per CPU of the limit.
+    assert int(env["REFEREE_WORKERS"]) == int(container["resources"]["limits"]["cpu"])
+    # Native gRPC probes on the plaintext health port.
+    health = int(env["REFEREE_HEALTH_PORT"])
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["grpc"]["port"] == health
+    assert container["readinessProbe"]["grpc"]["service"] == "referee.v1.RefereeService"
+    # The pod outlives the drain; liveness does not kill a draining pod.
+    drain = float(env["REFEREE_DRAIN_DELAY_SECONDS"]) + float(env["REFEREE_GRACE_SECONDS"])
+    assert pod["terminationGracePeriodSeconds"] > drain
+    live = container["livenessProbe"]
+    assert live["periodSeconds"] * live["failureThreshold"] > pod["terminationGracePeriodSeconds"]
+    # The only writable place is /tmp (prometheus-client's multiprocess files).
+    assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp"]
+
+
+def test_services_hpa_and_disruption_budget() -> None:
+    services = {s["metadata"]["name"]: s["spec"] for s in by_kind("Service")}
+    assert services["referee-headless"]["clusterIP"] == "None"
+    assert services["referee"]["type"] == "ClusterIP"
+    health_ports = {8081}
+    for spec in services.values():
+        assert spec["selector"] == {"app.kubernetes.io/name": "referee"}
+        assert not {p["port"] for p in spec["ports"]} & health_ports  # health stays private
+    (hpa,) = by_kind("HorizontalPodAutoscaler")
+    assert hpa["spec"]["scaleTargetRef"]["name"] == "referee"
+    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+    assert hpa["spec"]["minReplicas"] >= 2
+    (pdb,) = by_kind("PodDisruptionBudget")
+    assert pdb["spec"]["selector"]["matchLabels"] == {"app.kubernetes.io/name": "referee"}
+    (policy,) = by_kind("NetworkPolicy")
+    allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
+    assert allowed == {50051, 9090}
+
+
+def test_the_validator_rejects_a_broken_manifest() -> None:
+    """The check above is real: a typo in a field name fails it."""
+    (deployment,) = by_kind("Deployment")
+    broken = yaml.safe_load(yaml.safe_dump(deployment))
+    broken["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
+
+
+def test_dockerfile_runtime_stage() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    stages = text.split("\nFROM ")
+    assert len(stages) == 3, "two stages: build and runtime"
+    runtime = stages[-1]
+    assert "slim" in runtime.splitlines()[0] and ":latest" not in text
+    assert "USER 10001" in runtime
+    assert "HEALTHCHECK" in runtime and "STOPSIGNAL SIGTERM" in runtime
+    assert "org.opencontainers.image.source" in runtime
+    for tool in ("gcc", "build-essential", "apt-get install"):
+        assert tool not in runtime

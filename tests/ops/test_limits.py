@@ -1,0 +1,105 @@
+"""Limits: request size, concurrent calls per worker, Replay length and deadlines."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from referee.server import ServerSettings
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+
+from .helpers import TIMEOUT, InProcess, captured_logs, log_lines, long_replay, wait_until
+
+
+def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
+    return referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+
+
+def test_oversize_request_is_refused() -> None:
+    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=64 * 1024)
+    big = long_replay(10_000)  # about 160 KiB
+    assert big.ByteSize() > 64 * 1024
+    with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).Replay(big, timeout=10)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert stub(ch).Replay(long_replay(100), timeout=10).steps  # still serving
+
+
+def test_replay_length_cap() -> None:
+    settings = ServerSettings(host="127.0.0.1", port=0, max_replay_actions=50)
+    with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
+        assert len(stub(ch).Replay(long_replay(50), timeout=10).steps) == 50
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).Replay(long_replay(51), timeout=10)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "at most 50 actions" in (e.value.details() or "")
+
+
+def test_too_many_concurrent_calls_are_refused() -> None:
+    """Two calls held in flight (their request not sent yet: a slow client), then a
+    third is refused with RESOURCE_EXHAUSTED; health stays reachable; once the two
+    finish, calls are accepted again."""
+    settings = ServerSettings(host="127.0.0.1", port=0, max_concurrent_rpcs=2)
+    release = threading.Event()
+
+    def slow_request() -> Iterator[pb.ListGamesRequest]:
+        release.wait(TIMEOUT)
+        yield pb.ListGamesRequest()
+
+    with (
+        captured_logs() as out,
+        InProcess(settings) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        assert server.server is not None
+        interceptor = server.server.interceptor
+        # The unary method called as client-streaming: the call starts at once
+        # (headers), its one request message comes when released.
+        held = ch.stream_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=pb.ListGamesRequest.SerializeToString,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+        futures = [held.future(slow_request(), timeout=TIMEOUT) for _ in range(2)]
+        wait_until(lambda: interceptor.in_flight == 2, "two calls in flight")
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ListGames(pb.ListGamesRequest(), timeout=10)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        health = health_pb2_grpc.HealthStub(ch)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == 1
+        release.set()
+        assert all(f.result(TIMEOUT).games for f in futures)
+        wait_until(lambda: interceptor.in_flight == 0, "the calls to end")
+        assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+    statuses = [e["status"] for e in log_lines(out) if e.get("method") == "ListGames"]
+    assert sorted(statuses) == ["OK", "OK", "OK", "RESOURCE_EXHAUSTED"]
+
+
+def test_a_replay_stops_at_the_client_deadline() -> None:
+    """A Replay that cannot finish before the deadline stops there with
+    DEADLINE_EXCEEDED (the server checks the time between actions), instead of
+    finishing work nobody waits for."""
+    request = long_replay(100_000)
+    with captured_logs() as out, InProcess(ServerSettings(host="127.0.0.1", port=0)) as server:
+        big = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        with grpc.insecure_channel(server.address, options=big) as ch:
+            start = time.perf_counter()
+            full = stub(ch).Replay(request, timeout=TIMEOUT)
+            full_seconds = time.perf_counter() - start
+            assert len(full.steps) == 100_000
+            deadline = min(0.1, full_seconds / 5)
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).Replay(request, timeout=deadline)
+            assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+    replays = [e for e in log_lines(out) if e.get("event") == "rpc" and e["method"] == "Replay"]
+    assert [e["status"] for e in replays] == ["OK", "DEADLINE_EXCEEDED"]
+    # The server stopped near the deadline, well before the whole Replay.
+    assert replays[1]["ms"] < replays[0]["ms"] / 2

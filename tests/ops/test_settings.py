@@ -1,0 +1,172 @@
+"""Every serve setting by flag and by environment variable; invalid settings stop
+start-up with a message and exit code 2."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee import cli
+from referee.workers import _cgroup_cpu_quota, available_cpus, reserve_port
+
+from .helpers import Certs
+
+TOKEN = "settings-test-token-0123456789"
+
+
+def settings_of(argv: list[str]) -> object:
+    parser = cli._parser()
+    args = parser.parse_args(argv)
+    return cli._settings(args.serve_parser, args)
+
+
+def test_help_documents_every_setting_and_its_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        cli.main(["serve", "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    serve = cli._parser().parse_args(["serve"]).serve_parser
+    flags = [a for a in serve._actions if a.option_strings and a.dest != "help"]
+    assert len(flags) >= 25
+    for action in flags:
+        flag = action.option_strings[0]
+        assert flag in text
+        env = "REFEREE_" + flag[2:].upper().replace("-", "_")
+        assert f"env {env}" in text, f"{flag} has no environment variable in --help"
+
+
+def test_environment_sets_what_flags_set(monkeypatch: pytest.MonkeyPatch, certs: Certs) -> None:
+    monkeypatch.setenv("REFEREE_WORKERS", "3")
+    monkeypatch.setenv("REFEREE_MAX_CONCURRENT_RPCS", "64")
+    monkeypatch.setenv("REFEREE_MAX_CONNECTION_AGE_SECONDS", "120")
+    monkeypatch.setenv("REFEREE_KEEPALIVE_TIME_SECONDS", "30")
+    monkeypatch.setenv("REFEREE_HEALTH_PORT", "8081")
+    monkeypatch.setenv("REFEREE_METRICS_PORT", "9090")
+    monkeypatch.setenv("REFEREE_TLS_CERT", str(certs.server_cert))
+    monkeypatch.setenv("REFEREE_TLS_KEY", str(certs.server_key))
+    monkeypatch.setenv("REFEREE_TLS_CLIENT_CA", str(certs.ca))
+    monkeypatch.setenv("REFEREE_AUTH_TOKENS", f"ci={TOKEN}")
+    monkeypatch.setenv("REFEREE_AUTH_EXEMPT", "grpc.health.v1.Health")
+    s = settings_of(["serve"])
+    assert s.workers == 3 and s.max_concurrent_rpcs == 64  # type: ignore[attr-defined]
+    assert s.health_port == 8081 and s.metrics_port == 9090  # type: ignore[attr-defined]
+    assert s.tls.client_ca == certs.ca  # type: ignore[attr-defined]
+    assert s.auth.exempt == ("grpc.health.v1.Health",)  # type: ignore[attr-defined]
+    options = dict(s.grpc_options())  # type: ignore[attr-defined]
+    assert options["grpc.max_connection_age_ms"] == 120_000
+    assert options["grpc.keepalive_time_ms"] == 30_000
+    assert options["grpc.so_reuseport"] == 1
+    # Flags win over the environment.
+    s = settings_of(["serve", "--workers", "1", "--max-connection-age-seconds", "0"])
+    assert s.workers == 1  # type: ignore[attr-defined]
+    options = dict(s.grpc_options())  # type: ignore[attr-defined]
+    assert "grpc.max_connection_age_ms" not in options and options["grpc.so_reuseport"] == 0
+
+
+def test_workers_default_to_the_cpus_available() -> None:
+    s = settings_of(["serve"])
+    assert s.workers == available_cpus() >= 1  # type: ignore[attr-defined]
+
+
+def test_cgroup_cpu_quota(tmp_path: Path) -> None:
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) == 1.5
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) is None
+    (tmp_path / "cpu.max").unlink()
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("200000\n")
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) == 2.0
+    assert _cgroup_cpu_quota(str(tmp_path / "none")) is None
+
+
+def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], str]]:
+    missing = str(tmp / "missing.pem")
+    return [
+        (["--tls-cert", str(certs.server_cert)], {}, "go together"),
+        (["--tls-client-ca", str(certs.ca)], {}, "needs --tls-cert"),
+        (["--tls-cert", missing, "--tls-key", str(certs.server_key)], {}, "No such file"),
+        (["--tls-cert", str(certs.server_cert), "--tls-key", str(certs.client_key)], {}, "key"),
+        ([], {"REFEREE_AUTH_TOKENS": "short"}, "16 to 4096 characters"),
+        (["--auth-tokens-file", missing], {}, "cannot read"),
+        (["--auth-exempt", "not a service!"], {}, "not a service"),
+        (["--port", "6000", "--health-port", "6000"], {}, "different ports"),
+        (["--metrics-port", "7000"], {"REFEREE_HEALTH_PORT": "7000"}, "different ports"),
+        (["--workers", "0"], {}, "out of range"),
+        ([], {"REFEREE_WORKERS": "lots"}, "REFEREE_WORKERS"),
+        (["--max-concurrent-rpcs", "-1"], {}, "out of range"),
+        ([], {"REFEREE_METRICS_PORT": "99999"}, "REFEREE_METRICS_PORT"),
+        (["--keepalive-time-seconds", "0"], {}, "at least 1"),
+        (["--drain-delay-seconds", "-1"], {}, "at least 0"),
+        ([], {"REFEREE_MAX_CONNECTION_AGE_SECONDS": "soon"}, "not a number"),
+    ]
+
+
+def test_invalid_settings_exit_2_with_a_message(
+    certs: Certs,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv, env, message in bad_cases(certs, tmp_path):
+        with monkeypatch.context() as mp:
+            for k, v in env.items():
+                mp.setenv(k, v)
+            with pytest.raises(SystemExit) as e:
+                cli.main(["serve", *argv])
+        err = capsys.readouterr().err
+        assert e.value.code == 2, (argv, env)
+        assert "error" in err and message in err, (argv, env, err)
+        assert TOKEN not in err
+
+
+def test_a_port_in_use_stops_start_up_with_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match="cannot bind"):
+            reserve_port("127.0.0.1", port)
+        for workers in ("1", "2"):
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "referee.cli",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--workers",
+                    workers,
+                    "--log-format",
+                    "json",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**os.environ},
+            )
+            assert result.returncode == 2, result.stderr
+            assert "cannot" in result.stderr
+
+
+def test_reserved_port_is_shared_by_reuseport_sockets_only() -> None:
+    hold = reserve_port("127.0.0.1", 0)
+    try:
+        port = hold.getsockname()[1]
+        with socket.socket() as worker:  # what each worker's gRPC server does
+            worker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            worker.bind(("127.0.0.1", port))
+            worker.listen()
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind(("127.0.0.1", port))
+    finally:
+        hold.close()

@@ -1,0 +1,233 @@
+"""``referee serve --workers 2`` in a subprocess: a worker killed under load comes
+back while calls keep succeeding; SIGTERM under load drains with no call lost;
+the metrics of all workers are summed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+
+from .helpers import CONFIG, TIMEOUT, Served, sample, scrape, wait_until
+
+# Bounds of every load loop (they stop on a condition long before).
+MAX_CALLS_PER_CLIENT = 20_000
+
+
+@pytest.fixture
+def served() -> Iterator[Callable[..., Served]]:
+    started: list[Served] = []
+
+    def start(*args: str) -> Served:
+        s = Served(*args)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.close()
+
+
+# What docs/deploy.md recommends to clients: round_robin over the addresses, and
+# client-side health checking (a backend answering NOT_SERVING gets no new calls).
+HEALTH_CHECKED = json.dumps(
+    {"loadBalancingConfig": [{"round_robin": {}}], "healthCheckConfig": {"serviceName": ""}}
+)
+
+
+def channel(port: int, health_checked: bool = False) -> grpc.Channel:
+    """A channel with a connection of its own (no subchannel shared between channels),
+    so that several channels spread over the workers."""
+    options: list[tuple[str, object]] = [
+        ("grpc.use_local_subchannel_pool", 1),
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 1000),
+    ]
+    if health_checked:
+        options.append(("grpc.service_config", HEALTH_CHECKED))
+    return grpc.insecure_channel(f"127.0.0.1:{port}", options=options)
+
+
+@dataclass
+class Load:
+    """Client threads calling NewGame in a loop, each call with its own request id."""
+
+    port: int
+    clients: int = 4
+    retry_unavailable: bool = False
+    health_checked: bool = False
+    stop: threading.Event = field(default_factory=threading.Event)
+    results: list[tuple[str, str, bool]] = field(default_factory=list)  # id, code, after
+    retries: int = 0
+    marker: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _threads: list[threading.Thread] = field(default_factory=list)
+
+    def start(self) -> Load:
+        for i in range(self.clients):
+            t = threading.Thread(target=self._run, args=(i,), daemon=True)
+            t.start()
+            self._threads.append(t)
+        return self
+
+    def _run(self, client: int) -> None:
+        with channel(self.port, self.health_checked) as ch:
+            stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+            request = pb.NewGameRequest(config=CONFIG)
+            for n in range(MAX_CALLS_PER_CLIENT):
+                if self.stop.is_set():
+                    return
+                request_id = f"load-{client}-{n}"
+                after = self.marker.is_set()
+                for attempt in range(10):
+                    try:
+                        # A retry waits for the channel to reconnect (wait_for_ready)
+                        # instead of failing fast while it is in reconnect backoff.
+                        stub.NewGame(
+                            request,
+                            timeout=10,
+                            metadata=(("x-request-id", request_id),),
+                            wait_for_ready=attempt > 0,
+                        )
+                        code = "OK"
+                    except grpc.RpcError as e:
+                        code = e.code().name
+                        if code == "UNAVAILABLE" and self.retry_unavailable:
+                            with self._lock:
+                                self.retries += 1
+                            continue
+                    break
+                with self._lock:
+                    self.results.append((request_id, code, after))
+                if code == "UNAVAILABLE" and not self.retry_unavailable:
+                    return  # the server is gone
+
+    def ok(self, after: bool | None = None) -> int:
+        with self._lock:
+            return sum(1 for _, c, a in self.results if c == "OK" and (after is None or a == after))
+
+    def finish(self) -> None:
+        self.stop.set()
+        for t in self._threads:
+            t.join(TIMEOUT)
+            assert not t.is_alive()
+
+
+def test_a_killed_worker_comes_back_and_calls_keep_succeeding(
+    served: Callable[..., Served],
+) -> None:
+    server = served("--workers", "2", "--metrics-port", "0", "--metrics-host", "127.0.0.1")
+    started = server.wait_for("supervisor_started")
+    server.wait_for("supervisor_ready")
+    pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    assert sorted(pids) == [0, 1] and len(set(pids.values())) == 2
+
+    load = Load(started["port"], clients=4, retry_unavailable=True).start()
+    try:
+        wait_until(lambda: load.ok() >= 100, "calls before the kill")
+        # Kill the worker that has served calls (the kernel spread the connections).
+        served_by = Counter(e.get("worker") for e in server.events("rpc"))
+        victim = served_by.most_common(1)[0][0]
+        mark = server.mark()
+        os.kill(pids[victim], signal.SIGKILL)
+        died = server.wait_for("child_died", since=mark, child=f"worker {victim}")
+        assert died["signal"] == "SIGKILL" and died["restart_in_seconds"] == 0
+        back = server.wait_for("referee_serving", since=mark, worker=victim)
+        assert back["pid"] != pids[victim] and back["port"] == started["port"]
+        load.marker.set()
+        wait_until(lambda: load.ok(after=True) >= 100, "calls after the restart")
+    finally:
+        load.finish()
+    codes = Counter(code for _, code, _ in load.results)
+    assert set(codes) == {"OK"}, codes  # retried on UNAVAILABLE only, then all succeeded
+
+    metrics = scrape(started["metrics_port"])
+    assert sample(metrics, "referee_worker_restarts_total") == 1
+    assert sample(metrics, "referee_workers") == 2
+    # Counters survive the dead worker (its files stay): every call answered is counted.
+    counted = sample(metrics, "referee_rpcs_total", method="NewGame", code="OK")
+    assert counted >= len(load.results)
+    assert server.terminate() == 0
+
+
+def test_sigterm_under_load_drains_without_failing_a_call(served: Callable[..., Served]) -> None:
+    """On SIGTERM health goes NOT_SERVING first: health-checking clients stop sending
+    new calls, a client that ignores health is still served during the drain delay;
+    then the workers stop, every call in flight finishes, and the exit code is 0."""
+    server = served(
+        "--workers",
+        "2",
+        "--drain-delay-seconds",
+        "2",
+        "--grace-seconds",
+        "10",
+        "--health-port",
+        "0",
+        "--health-host",
+        "127.0.0.1",
+    )
+    started = server.wait_for("supervisor_started")
+    server.wait_for("supervisor_ready")
+    statuses: list[int] = []
+    not_serving = threading.Event()
+
+    def watch() -> None:
+        with channel(started["health_port"]) as ch:
+            stream = health_pb2_grpc.HealthStub(ch).Watch(
+                health_pb2.HealthCheckRequest(), timeout=TIMEOUT
+            )
+            try:
+                for reply in stream:
+                    statuses.append(reply.status)
+                    if reply.status == health_pb2.HealthCheckResponse.NOT_SERVING:
+                        not_serving.set()
+                        return
+            except grpc.RpcError:
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    wait_until(lambda: statuses, "the first health status")
+    assert statuses == [health_pb2.HealthCheckResponse.SERVING]
+
+    checked = Load(started["port"], clients=4, health_checked=True, marker=not_serving)
+    naive = Load(started["port"], clients=1, marker=not_serving)
+    checked.start()
+    naive.start()
+    try:
+        wait_until(lambda: checked.ok() >= 100 and naive.ok() >= 10, "calls before SIGTERM")
+        server.proc.send_signal(signal.SIGTERM)
+        assert not_serving.wait(TIMEOUT), "health never went NOT_SERVING"
+        # During the drain delay the server still serves (health already NOT_SERVING).
+        wait_until(lambda: naive.ok(after=True) >= 10, "calls served after NOT_SERVING")
+        naive.finish()
+        assert server.proc.wait(TIMEOUT) == 0
+    finally:
+        naive.finish()
+        checked.finish()
+    watcher.join(TIMEOUT)
+
+    handled = {e["request_id"]: e["status"] for e in server.events("rpc")}
+    answered = {rid: code for load in (checked, naive) for rid, code, _ in load.results}
+    # Every call the server started finished OK, and its client got the answer.
+    assert handled and set(handled.values()) == {"OK"}
+    assert all(answered.get(rid) == "OK" for rid in handled), "a call in flight failed"
+    # The only failures: health-checking clients refusing to send to a backend that
+    # is NOT_SERVING (UNAVAILABLE, never reached the server).
+    failed = {rid: code for rid, code in answered.items() if code != "OK"}
+    assert set(failed.values()) <= {"UNAVAILABLE"}
+    assert not set(failed) & set(handled)
+    stopped = server.events("referee_stopped")
+    assert sorted(e["worker"] for e in stopped) == [0, 1]
+    assert server.find("supervisor_stopped", exit_code=0) is not None
