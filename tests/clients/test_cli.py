@@ -134,3 +134,40 @@ def test_play_and_demo_through_a_server_that_requires_sealed_states(
     demo = run([*REFEREE, "demo", "--game", "earl_of_coventry", *base], cwd=ROOT)
     assert demo.returncode == 0, demo.stderr
     assert "== earl_of_coventry over: winner seat" in demo.stdout
+
+
+def test_play_an_ecarte_match_from_stdin(server: ServerThread) -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [
+            *REFEREE,
+            "play",
+            "ecarte",
+            "--address",
+            server.address,
+            "--seed",
+            SEED_HEX,
+            "--bot-seed",
+            "1",
+            "--seat",
+            "1",
+            "--config",
+            '{"gamesToWin": 2}',
+        ],
+        cwd=ROOT,
+        input="1\n" * 600,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "ecarte (version 0):" in out and "(you)" in out and "Your move:" in out
+    assert "match won" in out and "== ecarte over: winner seat" in out
+    # The opponent's hand is never shown: its seat line has a count, no cards.
+    opponent = [line for line in out.splitlines() if line.startswith("  seats: seat 0,")]
+    assert opponent
+    for line in opponent:
+        assert "hand " not in line.replace("hand visible", ""), line

@@ -22,7 +22,7 @@ from referee.client import (
     seat_actor,
 )
 from referee.tabletop import GameError, run_game
-from referee.v1 import common_pb2, referee_pb2, referee_pb2_grpc
+from referee.v1 import common_pb2, ecarte_pb2, referee_pb2, referee_pb2_grpc
 
 from ..server_thread import ServerThread
 
@@ -53,6 +53,21 @@ def test_earl_of_coventry_session_of_several_rounds(client: Client) -> None:
     s = played.game.state.earl_of_coventry
     assert s.round >= 2 and sum(x.counters for x in s.seats) == 100
     assert out.getvalue().count("the table: next round") == 2
+
+
+def test_ecarte_matches_play_to_their_end(client: Client) -> None:
+    for options, games in (
+        ({"gamesToWin": 2, "stake": 1, "gallery": True}, 2),
+        ({"seats": 3, "packets": "ECARTE_PACKETS_TWO_THREE"}, 1),
+        ({"jeuxDeRegle": True, "targetPoints": 3}, 1),
+    ):
+        out = io.StringIO()
+        played = run_game(client, config("ecarte", options), seed=SEED, bot_for=EagerBot, out=out)
+        assert played.game.state is not None
+        assert played.game.state.ecarte.phase == ecarte_pb2.ECARTE_PHASE_MATCH_OVER
+        winner = played.game.scoreboard.winners[0]
+        assert played.game.scoreboard.seats[winner].games_won == games, out.getvalue()
+        assert "match won" in out.getvalue()
 
 
 def test_new_game_apply_legal_actions_view_replay(client: Client) -> None:

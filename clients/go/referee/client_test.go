@@ -180,6 +180,34 @@ func TestEarlOfCoventrySessionWithCounters(t *testing.T) {
 	}
 }
 
+func TestEcarteMatchesPlayToTheirEnd(t *testing.T) {
+	c := dial(t)
+	for _, m := range []struct {
+		options string
+		games   uint32
+	}{{`{"gamesToWin": 2, "stake": 1}`, 2}, {`{"seats": 3}`, 1}} {
+		cfg := config(t, "ecarte", m.options)
+		a, err := PlayGame(context.Background(), c, cfg, PlayOptions{Seed: seed, BotSeed: 4})
+		if err != nil {
+			t.Fatal(m.options, err)
+		}
+		b, err := PlayGame(context.Background(), c, cfg, PlayOptions{Seed: seed, BotSeed: 4})
+		if err != nil {
+			t.Fatal(m.options, err)
+		}
+		if !bytes.Equal(a.Game.StateHash, b.Game.StateHash) {
+			t.Fatalf("%s: the same seeds gave different matches", m.options)
+		}
+		if phase := a.Game.State.GetEcarte().GetPhase(); phase != refereev1.EcartePhase_ECARTE_PHASE_MATCH_OVER {
+			t.Fatalf("%s: phase %v", m.options, phase)
+		}
+		if won := a.Game.Scoreboard.GetSeats()[a.Winners[0]].GetGamesWon(); won != m.games {
+			t.Fatalf("%s: the winner won %d games, want %d", m.options, won, m.games)
+		}
+		t.Logf("ecarte %s: %d actions, winner %v", m.options, len(a.Actions), a.Winners)
+	}
+}
+
 func TestIllegalActionIsAVerdict(t *testing.T) {
 	c := dial(t)
 	ctx := context.Background()

@@ -78,6 +78,12 @@ func ActionText(a *refereev1.Action) string {
 	if play := a.GetEarlOfCoventry().GetPlay(); play != nil {
 		return fmt.Sprintf("play %s saying %q", CardText(play.GetCard()), play.GetCall())
 	}
+	if play := a.GetEcarte().GetPlay(); play != nil {
+		return "play " + CardText(play.GetCard())
+	}
+	if discard := a.GetEcarte().GetDiscard(); discard != nil {
+		return "discard " + cardsText(discard.GetCards())
+	}
 	_, inner := caseOf(a.ProtoReflect())
 	if inner == nil {
 		return "(no action)"
@@ -101,7 +107,29 @@ func EventText(e *refereev1.Event) string {
 			return fmt.Sprintf("session over: winners %v", k.SessionEnded.GetWinners())
 		}
 	}
+	if ecarte := e.GetEcarte(); ecarte != nil {
+		switch k := ecarte.GetKind().(type) {
+		case *refereev1.EcarteEvent_CardPlayed:
+			return fmt.Sprintf("seat %d plays %s", k.CardPlayed.GetSeat(), CardText(k.CardPlayed.GetCard()))
+		case *refereev1.EcarteEvent_TrickWon:
+			return fmt.Sprintf("seat %d wins trick %d: %s", k.TrickWon.GetSeat(), k.TrickWon.GetTrick()+1, cardsText(k.TrickWon.GetCards()))
+		case *refereev1.EcarteEvent_PointsScored:
+			return fmt.Sprintf("seat %d scores %d (total %d)", k.PointsScored.GetSeat(), k.PointsScored.GetPoints(), k.PointsScored.GetTotal())
+		case *refereev1.EcarteEvent_GameWon:
+			return fmt.Sprintf("seat %d wins game %d (points %v)", k.GameWon.GetSeat(), k.GameWon.GetGame()+1, k.GameWon.GetPoints())
+		case *refereev1.EcarteEvent_MatchWon:
+			return fmt.Sprintf("seat %d wins the match (games %v)", k.MatchWon.GetSeat(), k.MatchWon.GetGamesWon())
+		}
+	}
 	return compactJSON(e)
+}
+
+func cardsText(cards []*refereev1.Card) string {
+	texts := make([]string, len(cards))
+	for i, c := range cards {
+		texts[i] = CardText(c)
+	}
+	return strings.Join(texts, " ")
 }
 
 // ScoreboardText is one line of standings.

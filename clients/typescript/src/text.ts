@@ -48,6 +48,11 @@ export function actionText(action: Action): string {
     const play = action.game.value.kind.value;
     return `play ${cardText(play.card)}${play.call ? ` saying ${JSON.stringify(play.call)}` : ""}`;
   }
+  if (action.game.case === "ecarte") {
+    const k = action.game.value.kind;
+    if (k.case === "play") return `play ${cardText(k.value.card)}`;
+    if (k.case === "discard") return `discard ${k.value.cards.map(cardText).join(" ")}`;
+  }
   const json = JSON.parse(toJsonString(ActionSchema, action)) as Record<string, unknown>;
   delete json["actor"];
   return `${actionKind(action)} ${JSON.stringify(json)}`;
@@ -67,6 +72,23 @@ export function eventText(event: Event): string {
         return `seat ${k.value.seat} wins round ${k.value.round + 1}`;
       case "sessionEnded":
         return `session over: winners ${k.value.winners.join(", ")}`;
+      default:
+        break;
+    }
+  }
+  if (event.game.case === "ecarte") {
+    const k = event.game.value.kind;
+    switch (k.case) {
+      case "cardPlayed":
+        return `seat ${k.value.seat} plays ${cardText(k.value.card)}`;
+      case "trickWon":
+        return `seat ${k.value.seat} wins trick ${k.value.trick + 1}: ${k.value.cards.map(cardText).join(" ")}`;
+      case "pointsScored":
+        return `seat ${k.value.seat} scores ${k.value.points} (total ${k.value.total})`;
+      case "gameWon":
+        return `seat ${k.value.seat} wins game ${k.value.game + 1} (points ${k.value.points.join("-")})`;
+      case "matchWon":
+        return `seat ${k.value.seat} wins the match (games ${k.value.gamesWon.join("-")})`;
       default:
         break;
     }

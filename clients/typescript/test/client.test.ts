@@ -5,6 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 
 import {
   EarlOfCoventryPhase,
+  EcartePhase,
   GameStateSchema,
   PUBLIC,
   RefereeClient,
@@ -62,6 +63,26 @@ test("an Earl of Coventry session of three rounds with counters", async () => {
   assert.ok(state.value.round >= 2, `rounds played: ${state.value.round + 1}`);
   const counters = state.value.seats.reduce((sum, s) => sum + s.counters, 0n);
   assert.equal(counters, 5n * 20n);
+});
+
+test("Écarté matches play to their end: two games to win with stakes, and à trois", async () => {
+  const client = new RefereeClient(address());
+  const matches: { options: { [key: string]: number }; games: number }[] = [
+    { options: { gamesToWin: 2, stake: 1 }, games: 2 },
+    { options: { seats: 3 }, games: 1 },
+  ];
+  for (const { options, games } of matches) {
+    const config = gameConfig("ecarte", options);
+    const a = await playGame(client, config, { seed: SEED, botSeed: 4 });
+    const b = await playGame(client, config, { seed: SEED, botSeed: 4 });
+    assert.equal(hex(a.game.stateHash), hex(b.game.stateHash));
+    const state = a.game.state?.game;
+    assert.equal(state?.case, "ecarte");
+    assert.equal(state.value.phase, EcartePhase.MATCH_OVER);
+    const [winner] = a.winners;
+    assert.ok(winner !== undefined);
+    assert.equal(a.game.scoreboard.seats[winner]?.gamesWon, games);
+  }
 });
 
 test("an illegal action is a verdict, not an error", async () => {
