@@ -70,7 +70,64 @@ def _vectors() -> list[tuple[str, dict[str, Any], int]]:
             {"earlOfCoventry": {"seats": 13, "callStyle": "EARL_OF_COVENTRY_CALL_STYLE_SILENT"}},
             300,
         ),
+        ("ecarte-default.json", {"ecarte": {}}, 800),
+        (
+            "ecarte-napoleon-match-stakes-jeux-de-regle.json",
+            {
+                "ecarte": {
+                    "targetPoints": 11,
+                    "gamesToWin": 2,
+                    "packets": "ECARTE_PACKETS_TWO_THREE",
+                    "stake": 5,
+                    "voleMultiplier": 3,
+                    "kingMultiplier": 2,
+                    "jeuxDeRegle": True,
+                }
+            },
+            3000,
+        ),
+        (
+            "ecarte-a-trois-au-cercle-rapide.json",
+            {
+                "ecarte": {
+                    "seats": 3,
+                    "targetPoints": 3,
+                    "gamesToWin": 2,
+                    "gallery": True,
+                    "wagerLimit": 50,
+                    "firstDealer": 1,
+                }
+            },
+            2000,
+        ),
     ]
+
+
+SPECTATORS = ("ann", "bob")
+
+
+def _kind(action: pb.Action) -> Any:
+    game = action.WhichOneof("game")
+    sub = getattr(action, game)
+    return getattr(sub, sub.WhichOneof("kind"))
+
+
+def _mistake(action: pb.Action, rng: random.Random, seats: int) -> None:
+    """Turn a legal action into a likely illegal one: another seat acts, another card."""
+    move = _kind(action)
+    kinds = ["seat"]
+    if hasattr(move, "card") and move.HasField("card"):
+        kinds.append("card")
+    if hasattr(move, "call") and move.call:
+        kinds.append("call")
+    kind = rng.choice(kinds)
+    if kind == "seat":
+        action.actor.seat = (action.actor.seat + 1 + rng.randrange(seats - 1)) % seats
+    elif kind == "card":  # another rank, one that both packs have
+        ranks = (1, 7, 8, 9, 10, 11, 12, 13)
+        move.card.rank = rng.choice([r for r in ranks if r != move.card.rank])
+    else:
+        move.call = "There's nothing as good as this."
 
 
 def play(
@@ -81,16 +138,22 @@ def play(
     rng: random.Random,
     entropy: list[bytes],
 ) -> list[pb.Action]:
-    """Random bots; one action in eight is a mistake (another seat, another card, a bad call)."""
-    state = referee.new_game(
-        pb.NewGameRequest(config=config, seed=seed, seat_entropy=entropy)
-    ).state
+    """Random bots (and spectators' wagers where the gallery is open); one action in eight
+    is a mistake: another seat, another card, a wrong call."""
+    first = referee.new_game(pb.NewGameRequest(config=config, seed=seed, seat_entropy=entropy))
+    state = first.state
+    seats = len(first.scoreboard.seats)
     actions: list[pb.Action] = []
     tables = 0
     for _ in range(steps):
-        legal = referee.legal_actions(pb.LegalActionsRequest(state=state)).actions
+        legal = list(referee.legal_actions(pb.LegalActionsRequest(state=state)).actions)
         if not legal:
             break
+        if rng.random() < 0.1:
+            spectator = common_pb2.Actor(spectator=rng.choice(SPECTATORS))
+            legal += referee.legal_actions(
+                pb.LegalActionsRequest(state=state, actor=spectator)
+            ).actions
         action = pb.Action()
         action.CopyFrom(rng.choice(legal))
         if action.actor.HasField("table"):
@@ -101,20 +164,12 @@ def play(
                 game = a.WhichOneof("game")
                 if getattr(a, game).WhichOneof("kind") == wanted:
                     action.CopyFrom(a)
+        elif action.actor.HasField("spectator"):
+            wager = action.ecarte.wager
+            wager.amount = rng.randint(wager.amount, wager.amount_max)
+            wager.ClearField("amount_max")
         elif rng.random() < 0.125:
-            mistake = rng.randrange(3)
-            seats = len(
-                referee.view_state(
-                    pb.ViewStateRequest(state=state, viewer=common_pb2.Viewer(seat=0))
-                ).scoreboard.seats
-            )
-            if mistake == 0:
-                action.actor.seat = (action.actor.seat + 1 + rng.randrange(seats - 1)) % seats
-            elif mistake == 1 and action.earl_of_coventry.HasField("play"):
-                card = action.earl_of_coventry.play.card
-                card.rank = (card.rank % 13) + 1
-            elif action.earl_of_coventry.HasField("play"):
-                action.earl_of_coventry.play.call = "There's nothing as good as this."
+            _mistake(action, rng, seats)
         reply = referee.apply_action(pb.ApplyActionRequest(state=state, action=action))
         actions.append(action)
         state = reply.state

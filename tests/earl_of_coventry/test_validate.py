@@ -70,7 +70,7 @@ def move_card(state: EarlState, c: int, src: int, dst: int) -> None:
 
 def test_valid_positions_pass() -> None:
     for state in (mid_run(), between(), fresh(), fresh(13), mid_run(penalty_earl=True)):
-        RULES.validate(state)
+        RULES.validate(state, check_deal=False)
 
 
 def test_duplicate_card_in_two_hands() -> None:
@@ -281,7 +281,7 @@ def test_between_rounds_only_the_winner_has_an_empty_hand() -> None:
 
 def test_session_over_fields() -> None:
     over = accepted(between(), END_SESSION).state
-    RULES.validate(over)
+    RULES.validate(over, check_deal=False)
     assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", ())))
     assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", (1, 1))))
     assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", (9,))))
@@ -344,7 +344,7 @@ def test_eliminated_at_the_end_of_the_last_round_is_valid() -> None:
         dealt_in=[0, 1, 2],
         counters=[10, 0, 2],
     )
-    RULES.validate(state)
+    RULES.validate(state, check_deal=False)
     # But a seat eliminated earlier, holding no cards, was not dealt in.
     earlier = changed(state, lambda s: move_card(s, card("2D"), 1, 2))
     earlier = changed(earlier, lambda s: move_card(s, card("3D"), 1, 2))
@@ -396,3 +396,23 @@ def test_new_game_seed_must_be_32_bytes() -> None:
         with pytest.raises(InvalidInput) as e:
             RULES.new_game(EarlConfig(), seed)
         assert [v.field for v in e.value.violations] == ["seed"]
+
+
+def test_C_DEAL_2_hands_hold_only_cards_the_seed_dealt_them() -> None:
+    """C-DEAL-1/C-DEAL-2: a state from a request may not move cards between hands, even
+    keeping every count: each hand holds only cards the seed dealt to that seat."""
+    state, _ = RULES.new_game(EarlConfig(seats=4, first_dealer=0), bytes(range(32)))
+    RULES.validate(state)
+    a, b = state.hands[1], state.hands[2]
+    low_a, low_b = a & -a, b & -b
+    swapped = changed(
+        state,
+        lambda s: setattr(
+            s, "hands", (s.hands[0], a ^ low_a | low_b, b ^ low_b | low_a, s.hands[3])
+        ),
+    )
+    with pytest.raises(InvalidInput) as info:
+        RULES.validate(swapped)
+    fields = {v.field for v in info.value.violations}
+    assert fields == {"seats[1].hand", "seats[2].hand"}
+    RULES.validate(swapped, check_deal=False)  # what hand-built test positions rely on

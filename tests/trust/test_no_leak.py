@@ -1,19 +1,24 @@
 """Views never leak (docs/trust.md): two states that differ only in what a viewer may not
-see give byte-identical views and event views for that viewer, through the service.
-Earl of Coventry's open hands (C-VAR-6) is the one exception, tested as such."""
+see give byte-identical views and event views for that viewer, as the service encodes
+them. Earl of Coventry's open hands (C-VAR-6) is the one exception, tested as such.
+
+The twin states are made by moving hidden cards between hands, which the service itself
+refuses (a hand may hold only what the seed dealt it), so the views are made with the
+service's own view encoding, after the rules' validation without that deal check."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Sequence
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from referee.cards import RANK_MASKS, card_list
 from referee.codec import all_codecs
+from referee.codec.common import decode_viewer
 from referee.codec.earl_of_coventry import CODEC
-from referee.games.base import InvalidInput
+from referee.games.base import InvalidInput, Viewer
 from referee.games.earl_of_coventry.calls import CallStyle
 from referee.games.earl_of_coventry.rules import RULES
 from referee.games.earl_of_coventry.state import EarlConfig, EarlState, Phase, Scoring
@@ -35,17 +40,11 @@ def reachable(config: EarlConfig, rng: random.Random, steps: int) -> EarlState:
     return state
 
 
-def to_proto(state: EarlState) -> pb.GameState:
-    msg = pb.GameState(rules_version=RULES.rules_version, seed=SEED, version=7)
-    CODEC.encode_state(state, msg)
-    return msg
-
-
 def with_hands(state: EarlState, hands: list[int]) -> EarlState | None:
     other = state.clone()
     other.hands = tuple(hands)
     try:
-        RULES.validate(other)
+        RULES.validate(other, check_deal=False)
     except InvalidInput:
         return None
     return other
@@ -70,9 +69,13 @@ def shuffled_hidden(
     return with_hands(state, hands)
 
 
-def view_bytes(state: EarlState, viewer: common_pb2.Viewer) -> bytes:
-    reply = REFEREE.view_state(pb.ViewStateRequest(state=to_proto(state), viewer=viewer))
-    return reply.view.SerializeToString(deterministic=True)
+def view_bytes(state: EarlState, viewer: common_pb2.Viewer, events: Sequence[object] = ()) -> bytes:
+    """The view the service encodes for ``viewer`` (with these events)."""
+    msg = pb.GameView()
+    REFEREE._view(
+        CODEC, state, decode_viewer(viewer, "viewer"), msg, seed=SEED, version=7, events=events
+    )
+    return msg.SerializeToString(deterministic=True)
 
 
 configs = st.builds(
@@ -132,21 +135,20 @@ def test_event_views_do_not_depend_on_hidden_cards(
     twin = shuffled_hidden(state, others, rng, same_ranks=True)
     assume(twin is not None and twin.hands != state.hands)
     assert twin is not None
-    action = pb.Action()
-    CODEC.encode_action(rng.choice(RULES.legal_actions(state, None)), action)
+    action = rng.choice(RULES.legal_actions(state, None))
     viewers = [common_pb2.Viewer(seat=actor), common_pb2.Viewer(public=common_pb2.PublicViewer())]
 
-    def answer(s: EarlState) -> Callable[[int], bytes]:
-        reply = REFEREE.apply_action(
-            pb.ApplyActionRequest(state=to_proto(s), action=action, views=viewers)
+    def answer(s: EarlState) -> list[bytes]:
+        outcome = RULES.apply(s, action)
+        public = pb.ApplyActionResponse()
+        CODEC.encode_events(
+            RULES.redact_events(outcome.state, outcome.events, Viewer.PUBLIC), public.events
         )
-        events = b"".join(e.SerializeToString(deterministic=True) for e in reply.events)
-        views = [v.SerializeToString(deterministic=True) for v in reply.views]
-        return lambda i: events if i < 0 else views[i]
+        return [public.SerializeToString(deterministic=True)] + [
+            view_bytes(outcome.state, v, outcome.events) for v in viewers
+        ]
 
-    a, b = answer(state), answer(twin)
-    assert a(-1) == b(-1)
-    assert a(0) == b(0) and a(1) == b(1)
+    assert answer(state) == answer(twin)
 
 
 @given(seats=st.integers(2, 13), choices=st.integers(0, 2**32), steps=st.integers(0, 40))
@@ -159,5 +161,134 @@ def test_open_hands_is_the_exception(seats: int, choices: int, steps: int) -> No
     assert twin is not None
     public = common_pb2.Viewer(public=common_pb2.PublicViewer())
     assert view_bytes(state, public) != view_bytes(twin, public)
-    view = REFEREE.view_state(pb.ViewStateRequest(state=to_proto(state), viewer=public)).view
+    view = pb.GameView.FromString(view_bytes(state, public))
     assert all(s.hand_visible for s in view.earl_of_coventry.seats)
+
+
+# ---------------------------------------------------------------- Écarté
+
+from referee.codec.ecarte import CODEC as ECARTE_CODEC  # noqa: E402
+from referee.games.ecarte.rules import RULES as ECARTE  # noqa: E402
+from referee.games.ecarte.state import ActionKind as EcarteKind  # noqa: E402
+from referee.games.ecarte.state import EcarteConfig, EcarteState  # noqa: E402
+from referee.games.ecarte.state import Phase as EcartePhase  # noqa: E402
+from referee.games.ecarte.validation import validate as ecarte_validate  # noqa: E402
+
+
+def ecarte_reachable(config: EcarteConfig, rng: random.Random, steps: int) -> EcarteState:
+    state, _ = ECARTE.new_game(config, SEED)
+    for _ in range(steps):
+        legal = ECARTE.legal_actions(state, None)
+        if not legal:
+            break
+        state = ECARTE.apply(state, rng.choice(legal)).state
+    return state
+
+
+def ecarte_twin(
+    state: EcarteState, viewer: int, rng: random.Random, keep: int = 0
+) -> EcarteState | None:
+    """``state`` with every card ``viewer`` cannot see (other hands, other discards, the
+    stock; but not the cards of ``keep``) dealt anew among those places, sizes kept."""
+    others = [s for s in range(state.config.seats) if s != viewer]
+    hands, discards = list(state.hands), list(state.discards)
+    pool = [c for s in others for c in card_list((hands[s] | discards[s]) & ~keep)]
+    pool += list(state.stock)
+    rng.shuffle(pool)
+    for s in others:
+        for piles in (hands, discards):
+            k = (piles[s] & ~keep).bit_count()
+            piles[s] &= keep
+            for c in pool[:k]:
+                piles[s] |= 1 << c
+            pool = pool[k:]
+    twin = state.clone()
+    twin.hands, twin.discards, twin.stock = tuple(hands), tuple(discards), bytes(pool)
+    try:
+        ecarte_validate(twin, check_deal=False)
+    except InvalidInput:
+        return None
+    return twin
+
+
+def ecarte_view(
+    state: EcarteState, viewer: common_pb2.Viewer, events: Sequence[object] = ()
+) -> bytes:
+    msg = pb.GameView()
+    REFEREE._view(
+        ECARTE_CODEC,
+        state,
+        decode_viewer(viewer, "viewer"),
+        msg,
+        seed=SEED,
+        version=3,
+        events=events,
+    )
+    return msg.SerializeToString(deterministic=True)
+
+
+ecarte_configs = st.builds(
+    EcarteConfig,
+    seats=st.sampled_from([2, 3]),
+    gallery=st.booleans(),
+    jeux_de_regle=st.booleans(),
+    target_points=st.sampled_from([3, 5, 11]),
+)
+
+
+@given(config=ecarte_configs, choices=st.integers(0, 2**32), steps=st.integers(0, 40))
+def test_ecarte_views_do_not_depend_on_hidden_cards(
+    config: EcarteConfig, choices: int, steps: int
+) -> None:
+    rng = random.Random(choices)
+    state = ecarte_reachable(config, rng, steps)
+    viewer = rng.randrange(config.seats)
+    twin = ecarte_twin(state, viewer, rng)
+    assume(twin is not None and (twin.hands, twin.stock) != (state.hands, state.stock))
+    assert twin is not None
+    for v in (
+        common_pb2.Viewer(seat=viewer),
+        common_pb2.Viewer(spectator="gallery"),
+        common_pb2.Viewer(public=common_pb2.PublicViewer()),
+    ):
+        assert ecarte_view(state, v) == ecarte_view(twin, v)
+
+
+@given(config=ecarte_configs, choices=st.integers(0, 2**32))
+def test_ecarte_an_opponents_exchange_is_not_shown(config: EcarteConfig, choices: int) -> None:
+    """An opponent discards and draws: what it discarded and drew stays hidden from the
+    other seats and the public, in the events and in the views."""
+    rng = random.Random(choices)
+    state, _ = ECARTE.new_game(config, SEED)
+    discard = None
+    for _ in range(60):
+        legal = ECARTE.legal_actions(state, None)
+        if not legal:
+            break
+        discards = [a for a in legal if a.kind is EcarteKind.DISCARD]
+        if discards and state.phase in (EcartePhase.ELDER_DISCARD, EcartePhase.RESPONDER_DISCARD):
+            discard = rng.choice(discards)
+            break
+        proposals = [a for a in legal if a.kind in (EcarteKind.PROPOSE, EcarteKind.ACCEPT)]
+        state = ECARTE.apply(state, rng.choice(proposals or legal)).state
+    assume(discard is not None)
+    assert discard is not None
+    actor = discard.actor.seat
+    viewer = next(s for s in range(config.seats) if s != actor)
+    keep = sum(1 << c for c in discard.cards)
+    twin = ecarte_twin(state, viewer, rng, keep=keep)
+    assume(twin is not None and twin.stock != state.stock)
+    assert twin is not None
+
+    def answer(s: EcarteState) -> list[bytes]:
+        outcome = ECARTE.apply(s, discard)
+        public = pb.ApplyActionResponse()
+        ECARTE_CODEC.encode_events(
+            ECARTE.redact_events(outcome.state, outcome.events, Viewer.PUBLIC), public.events
+        )
+        return [public.SerializeToString(deterministic=True)] + [
+            ecarte_view(outcome.state, v, outcome.events)
+            for v in (common_pb2.Viewer(seat=viewer), common_pb2.Viewer(spectator="gallery"))
+        ]
+
+    assert answer(state) == answer(twin)

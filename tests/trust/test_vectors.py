@@ -24,11 +24,12 @@ def load(path: Path) -> pb.GameLog:
 def test_vectors_cover_games_and_variants() -> None:
     logs = [load(p) for p in VECTORS]
     games = {log.config.WhichOneof("game") for log in logs}
-    assert "earl_of_coventry" in games
-    assert len(logs) >= 4
+    assert games == {"earl_of_coventry", "ecarte"}
+    assert len(logs) >= 7
     verdicts = {e.verdict for log in logs for e in log.entries}
     assert verdicts == {1, 2, 3}, "accepted, rejected and penalized actions are all covered"
     assert any(log.seat_entropy for log in logs)
+    assert any(e.action.actor.HasField("spectator") for log in logs for e in log.entries)
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)

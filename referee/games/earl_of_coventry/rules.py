@@ -113,6 +113,25 @@ def _standings(key: tuple[int, ...], winners: tuple[int, ...]) -> tuple[tuple[in
     return standings
 
 
+@lru_cache(maxsize=4096)
+def _dealt(
+    seed: bytes, round_number: int, dealer: int, dealt_in: int, n: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """C-DEAL-1/C-DEAL-2: shuffle ``round_number`` dealt one card at a time, clockwise from
+    the eldest, to the seats of ``dealt_in``: (the seats in dealing order, each seat's
+    cards as a mask). Remembered: validation compares every hand with it."""
+    order: list[int] = []
+    seat = dealer
+    for _ in range(dealt_in.bit_count()):
+        seat = _next_in(dealt_in, seat, n)
+        order.append(seat)
+    hands = [0] * n
+    k = len(order)
+    for i, card in enumerate(shuffle(seed, round_number, FULL_DECK)):
+        hands[order[i % k]] |= 1 << card
+    return tuple(order), tuple(hands)
+
+
 _BITS = tuple(1 << c for c in range(256))
 _BYTE = tuple(bytes((c,)) for c in range(256))
 _SEAT_ACTORS = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
@@ -391,19 +410,7 @@ class EarlOfCoventryRules:
 
         Mutates ``s``, which must be a fresh copy.
         """
-        n = s.config.seats
-        order: list[int] = []
-        seat = dealer
-        for _ in range(n):
-            seat = _next_in(dealt_in, seat, n)
-            order.append(seat)
-            if len(order) == dealt_in.bit_count():
-                break
-        pack = shuffle(s.seed, round_number, FULL_DECK)
-        hands = [0] * n
-        k = len(order)
-        for i, card in enumerate(pack):
-            hands[order[i % k]] |= 1 << card
+        order, hands = _dealt(s.seed, round_number, dealer, dealt_in, s.config.seats)
         s.phase = Phase.PLAYING
         s.round = round_number
         s.dealer = dealer
@@ -429,8 +436,12 @@ class EarlOfCoventryRules:
 
     # ------------------------------------------------------------ validation
 
-    def validate(self, state: EarlState) -> None:
-        """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules."""
+    def validate(self, state: EarlState, *, check_deal: bool = True) -> None:
+        """Raise :class:`InvalidInput` unless ``state`` is a possible state of these rules.
+
+        With ``check_deal`` (always, for states from requests) every hand must hold only
+        cards the seed dealt to that seat in this round: hands cannot be edited. Tests that
+        build positions by hand pass ``check_deal=False``."""
         try:
             _check_config(state.config)
         except InvalidInput as e:
@@ -535,6 +546,15 @@ class EarlOfCoventryRules:
         for s, dealt in enumerate(_dealt_sizes(state.dealer, state.dealt_in, n)):
             if state.hands[s].bit_count() > dealt:
                 bad(f"seats[{s}].hand", "holds more cards than were dealt to it (C-DEAL-2)")
+        if check_deal and not errors and len(state.seed) == SEED_BYTES and n_dealt >= 2:
+            # Cards only leave a hand: each holds only cards the seed dealt it (C-DEAL-1/2).
+            _, dealt_hands = _dealt(state.seed, state.round, state.dealer, state.dealt_in, n)
+            for s in range(n):
+                if state.hands[s] & ~dealt_hands[s]:
+                    bad(
+                        f"seats[{s}].hand",
+                        "holds cards the seed did not deal to it this round (C-DEAL-1, C-DEAL-2)",
+                    )
 
         if state.phase is not Phase.PLAYING:
             w = state.round_winner
