@@ -41,13 +41,16 @@ def apply_request(game: str) -> pb.ApplyActionRequest:
     )
 
 
-def long_log(game: str, actions: int, seed: int = 3) -> pb.ReplayRequest:
-    """A Replay of ``actions`` actions of whole rounds/games played by random bots (the
-    table starts new rounds, so an Earl of Coventry session goes on as long as asked)."""
+def long_log(
+    game: str, actions: int, seed: int = 3, config: pb.GameConfig | None = None
+) -> pb.ReplayRequest:
+    """A Replay of up to ``actions`` actions played by random bots (the table starts new
+    rounds, so an Earl of Coventry session goes on as long as asked; an Écarté match
+    ends when it ends: configure a long one)."""
     rng = random.Random(seed)
-    state = REFEREE.new_game(pb.NewGameRequest(config=CONFIGS[game], seed=SEED)).state
+    config = config or CONFIGS[game]
+    state = REFEREE.new_game(pb.NewGameRequest(config=config, seed=SEED)).state
     played: list[pb.Action] = []
-    config = CONFIGS[game]
     while len(played) < actions:
         legal = REFEREE.legal_actions(pb.LegalActionsRequest(state=state)).actions
         if not legal:  # a finished match: start another game and keep its actions
