@@ -439,6 +439,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
+    _add_play_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
+    _add_demo_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     return parser
 
 
@@ -607,6 +609,125 @@ def _deal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_game_options(p: argparse.ArgumentParser, address: str) -> None:
+    p.add_argument("--address", default=address, help=f"the server (default {address})")
+    p.add_argument("--seats", type=_int_range(1, 64), help="number of seats (games that have it)")
+    p.add_argument(
+        "--config", default="{}", help="the game's options as JSON, e.g. '{\"openHands\": true}'"
+    )
+    p.add_argument("--seed", help="the deal's seed, 32 bytes as 64 hex digits (default: random)")
+    p.add_argument("--bot-seed", type=int, default=None, help="seed of the bots' choices")
+    p.add_argument(
+        "--rounds",
+        type=_int_range(1, 1000),
+        default=1,
+        help="rounds the table deals before ending a session (default 1)",
+    )
+
+
+def _add_play_parser(sub: Any, address: str) -> None:
+    play = sub.add_parser(
+        "play",
+        help="play a game at the terminal against bots, through a running server",
+        description="Play one seat against bots. You see your own hand and what your seat "
+        "may see; choose among the legal actions by number.",
+    )
+    play.add_argument("game", help="game id: ecarte or earl_of_coventry")
+    play.add_argument("--seat", type=_int_range(0, 63), default=0, help="your seat (default 0)")
+    _add_game_options(play, address)
+
+
+def _add_demo_parser(sub: Any, address: str) -> None:
+    demo = sub.add_parser(
+        "demo",
+        help="bots play a whole match or session through a running server; prints a transcript",
+    )
+    demo.add_argument(
+        "--game", action="append", help="game id (repeatable; default: every game of the server)"
+    )
+    _add_game_options(demo, address)
+
+
+def _game_config(game: str, args: argparse.Namespace) -> Any:
+    import json
+
+    from referee.client import config
+
+    options = json.loads(args.config)
+    if not isinstance(options, dict):
+        raise ValueError("--config must be a JSON object")
+    if args.seats is not None:
+        options["seats"] = args.seats
+    return config(game, options)
+
+
+def _play_games(
+    args: argparse.Namespace, games: Sequence[str] | None, human_seat: int | None
+) -> int:
+    import random
+
+    from google.protobuf import json_format
+
+    from referee.client import Client, RefereeError
+    from referee.tabletop import GameError, Human, Quit, run_game
+
+    sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
+    bot_seed = (
+        args.bot_seed if args.bot_seed is not None else random.SystemRandom().randrange(2**32)
+    )
+    try:
+        seed = bytes.fromhex(args.seed) if args.seed else b""
+    except ValueError as e:
+        print(f"referee: --seed: {e}", file=sys.stderr)
+        return 2
+    with Client(args.address) as client:
+        try:
+            ids = list(games) if games else [g.id for g in client.list_games()]
+            for game in ids:
+                try:
+                    game_config = _game_config(game, args)
+                except (ValueError, json_format.ParseError) as e:
+                    print(f"referee: {game}: {e}", file=sys.stderr)
+                    return 2
+                human = Human(human_seat, sys.stdin, sys.stdout) if human_seat is not None else None
+                print(f"== {game}  (bots' seed {bot_seed})")
+                played = run_game(
+                    client,
+                    game_config,
+                    bot_for=_bots(bot_seed, game),
+                    seed=seed,
+                    human=human,
+                    rounds=args.rounds,
+                    out=sys.stdout,
+                )
+                winners = played.game.scoreboard.winners
+                print(f"== {game} over: winner {', '.join(f'seat {w}' for w in winners)}")
+        except Quit as e:
+            print(f"\nreferee: stopped ({e})")
+            return 1 if str(e) == "input ended" else 0
+        except RefereeError as e:
+            print(f"referee: {args.address}: {e}", file=sys.stderr)
+            return 1
+        except GameError as e:
+            print(f"referee: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _bots(bot_seed: int, game: str) -> Callable[[int], Any]:
+    from referee.bots import EagerBot
+
+    return lambda seat: EagerBot(f"{bot_seed}:{game}:{seat}")
+
+
+def _play(args: argparse.Namespace) -> int:
+    return _play_games(args, [args.game], args.seat)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    return _play_games(args, args.game, None)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from google.protobuf import json_format
 
@@ -648,6 +769,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _scenario(args)
     if args.command == "deal":
         return _deal(args)
+    if args.command == "play":
+        return _play(args)
+    if args.command == "demo":
+        return _demo(args)
     parser.print_help()
     return 2
 

@@ -5,15 +5,29 @@ only the method, game, verdict, violation codes, status, latency, request id
 and the name (never the value) of the client's token.
 
 Every line carries the process id, and the worker id in a worker process
-(``referee serve --workers N``). JSON lines are written with one ``write``
-each, so that the lines of several worker processes sharing stderr never mix.
+(``referee serve --workers N``).
+
+One line per RPC is on the hot path, so the JSON configuration is lean: fields
+bound to the process are added from a dict, the timestamp is formatted once per
+second, and the per-RPC lines (logger ``referee.rpc``) go to a buffer that is
+written out at least every 50 ms (sooner when it fills, and at exit); every other
+line (start-up, shutdown, warnings, errors) is written at once, after what the
+buffer holds, so the order of lines is kept. Each
+``write`` holds whole lines and at most ``PIPE_BUF`` bytes, so that the lines of
+several worker processes sharing stderr never mix. A terminal (console format)
+and streams without a file descriptor are written line by line.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
 import logging
 import os
+import select
 import sys
+import threading
+import time
 from typing import Any, TextIO
 
 import structlog
@@ -21,41 +35,188 @@ import structlog
 LEVELS = ("debug", "info", "warning", "error")
 FORMATS = ("auto", "json", "console")
 
+FLUSH_SECONDS = 0.05
+CHUNK_BYTES = getattr(select, "PIPE_BUF", 4096)
+
+_PROCESS: dict[str, Any] = {}
+"""Fields of every line of this process (pid; worker or role)."""
+
+
+def _add_process(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+    event.update(_PROCESS)
+    return event
+
+
+class _Clock:
+    """ISO 8601 UTC timestamps with microseconds, the date part formatted once a second."""
+
+    __slots__ = ("prefix", "second")
+
+    def __init__(self) -> None:
+        self.second = -1
+        self.prefix = ""
+
+    def __call__(self, _: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+        now = time.time()
+        second = int(now)
+        if second != self.second:
+            self.second = second
+            self.prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        event["timestamp"] = f"{self.prefix}.{int((now - second) * 1_000_000):06d}Z"
+        return event
+
+
+class LineWriter:
+    """A structlog logger writing rendered lines to a file descriptor, buffered (see the
+    module docstring). Thread-safe."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._fd = stream.fileno()
+        self._lock = threading.Lock()
+        self._lines: list[bytes] = []
+        self._size = 0
+        self._last = time.monotonic()
+        self._start_flusher()
+        atexit.register(self.flush)
+        # Workers are forked from the supervisor: nothing buffered crosses a fork, the
+        # lock is not held across it, and the child gets its own flusher thread.
+        os.register_at_fork(
+            before=self._before_fork,
+            after_in_parent=self._lock.release,
+            after_in_child=self._after_fork_in_child,
+        )
+
+    def _start_flusher(self) -> None:
+        threading.Thread(target=self._tick, name="log-flush", daemon=True).start()
+
+    def _before_fork(self) -> None:
+        self.flush()
+        self._lock.acquire()
+
+    def _after_fork_in_child(self) -> None:
+        self._lock = threading.Lock()
+        self._lines, self._size = [], 0
+        self._start_flusher()
+
+    def msg(self, message: str) -> None:
+        line = (message + "\n").encode()
+        with self._lock:
+            self._lines.append(line)
+            self._size += len(line)
+            if self._size < 16384 and time.monotonic() - self._last < FLUSH_SECONDS:
+                return
+        self.flush()
+
+    def urgent(self, message: str) -> None:
+        self.msg(message)
+        self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            lines, self._lines, self._size = self._lines, [], 0
+            self._last = time.monotonic()
+            if not lines:
+                return
+            self._stream.flush()  # anything written to the stream directly comes first
+            chunk = b""
+            for line in lines:
+                if chunk and len(chunk) + len(line) > CHUNK_BYTES:
+                    self._write(chunk)
+                    chunk = b""
+                chunk += line
+            self._write(chunk)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._fd, view)
+            except InterruptedError:
+                continue
+            except OSError:
+                return  # the log's reader is gone: never fail a call for it
+            view = view[written:]
+
+    def _tick(self) -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            if self._lines:
+                self.flush()
+
+
+RPC_LOGGER = "referee.rpc"
+"""The logger of the one line per RPC: the only one buffered."""
+
+
+class _Buffered:
+    """The structlog logger of ``referee.rpc``: info and debug lines are buffered."""
+
+    def __init__(self, writer: LineWriter) -> None:
+        self.debug = self.info = self.msg = writer.msg
+        self.warning = self.error = self.critical = self.exception = writer.urgent
+
+
+class _Immediate:
+    """The structlog logger of every other name: every line is written at once."""
+
+    def __init__(self, writer: LineWriter) -> None:
+        self.debug = self.info = self.msg = self.warning = writer.urgent
+        self.error = self.critical = self.exception = writer.urgent
+
+
+def _writer_factory(stream: TextIO, buffered: bool) -> Any:
+    if not buffered:
+        return structlog.WriteLoggerFactory(stream)
+    writer = LineWriter(stream)
+    rpc, other = _Buffered(writer), _Immediate(writer)
+    return lambda name=None, *_: rpc if name == RPC_LOGGER else other
+
 
 def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = None) -> None:
     """Configure structlog once per process (``fmt=auto``: console on a TTY, else JSON)."""
     out = stream or sys.stderr
     if fmt == "auto":
         fmt = "console" if out.isatty() else "json"
-    renderer: Any = (
-        structlog.processors.JSONRenderer()
-        if fmt == "json"
-        else structlog.dev.ConsoleRenderer(colors=out.isatty())
-    )
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
+    try:
+        out.fileno()
+        has_fd = True
+    except (AttributeError, OSError, ValueError):
+        has_fd = False
+    if fmt == "json":
+        processors: list[Any] = [
+            _add_process,
+            structlog.processors.add_log_level,
+            _Clock(),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(serializer=json.dumps),
+        ]
+    else:
+        processors = [
+            _add_process,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
-            renderer,
-        ],
+            structlog.dev.ConsoleRenderer(colors=out.isatty()),
+        ]
+    structlog.configure(
+        processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(
             getattr(logging, level.upper(), logging.INFO)
         ),
-        logger_factory=structlog.WriteLoggerFactory(out),
+        logger_factory=_writer_factory(out, fmt == "json" and has_fd),
         cache_logger_on_first_use=True,
     )
-    structlog.contextvars.bind_contextvars(pid=os.getpid())
+    bind_process()
 
 
 def bind_process(**fields: Any) -> None:
     """Bind this process's id (and e.g. ``worker=N``) to every later log line.
 
-    Called again in a forked worker: the bindings are context variables, and a
-    child inherits its parent's, and loses them here."""
-    structlog.contextvars.clear_contextvars()
-    structlog.contextvars.bind_contextvars(pid=os.getpid(), **fields)
+    Called again in a forked worker, which must not keep its parent's fields."""
+    _PROCESS.clear()
+    _PROCESS["pid"] = os.getpid()
+    _PROCESS.update(fields)
 
 
 def get_logger(name: str = "referee") -> Any:

@@ -27,7 +27,7 @@ from referee import __version__
 from referee.auth import TokenSet
 from referee.codec import all_codecs
 from referee.errors import RequestError
-from referee.logs import get_logger
+from referee.logs import RPC_LOGGER, get_logger
 from referee.sealing import Keyring
 from referee.service import (
     CURRENT_CALL,
@@ -177,7 +177,7 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     ) -> None:
         self._methods: dict[str, _Method | None] = {}
         # A concrete logger (not the lazy proxy: one attribute lookup less per line).
-        self._log = get_logger("referee.server").bind()
+        self._log = get_logger(RPC_LOGGER).bind()
         # Request ids made here: unique, not secret (a random prefix per server, a counter).
         self._id_prefix = os.urandom(8).hex()
         self._ids = itertools.count(1)

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Regenerate every checked-in stub from protos/. One command:  scripts/generate.sh
 # CI runs it and fails if the tree changes (stub drift).
+#
+# One compiler for every language: the protoc bundled with grpcio-tools (pinned
+# exactly in pyproject.toml), with each language's plugin pinned too:
+#   Python      grpcio-tools' own generators           -> referee/v1/
+#   TypeScript  @bufbuild/protoc-gen-es (package-lock) -> clients/typescript/src/gen/
+#   Go          protoc-gen-go, protoc-gen-go-grpc      -> clients/go/gen/
+#               (Debian 12: apt-get install protoc-gen-go protoc-gen-go-grpc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
+PROTOC=("$PYTHON" -m grpc_tools.protoc -Iprotos)
+PROTOS=(protos/referee/v1/*.proto)
 
 # Python: messages, .pyi stubs and gRPC stubs under referee/v1/ (grpcio-tools).
 rm -f referee/v1/*_pb2.py referee/v1/*_pb2.pyi referee/v1/*_pb2_grpc.py
@@ -13,3 +22,47 @@ rm -f referee/v1/*_pb2.py referee/v1/*_pb2.pyi referee/v1/*_pb2_grpc.py
 cat > referee/v1/__init__.py <<'PY'
 """Generated protobuf and gRPC code for referee.v1 (scripts/generate.sh; do not edit)."""
 PY
+
+die() {
+  echo "generate.sh: $*" >&2
+  exit 1
+}
+
+# TypeScript: protoc-gen-es (messages and the service descriptor, for Connect).
+TS=clients/typescript
+if [ ! -x "$TS/node_modules/.bin/protoc-gen-es" ]; then
+  command -v npm >/dev/null || die "npm is needed for the TypeScript stubs (Node >= 20)"
+  npm ci --prefix "$TS" --no-audit --no-fund --loglevel=error
+fi
+rm -rf "$TS/src/gen"
+mkdir -p "$TS/src/gen"
+"${PROTOC[@]}" \
+  --plugin=protoc-gen-es="$TS/node_modules/.bin/protoc-gen-es" \
+  --es_out="$TS/src/gen" --es_opt=target=ts,import_extension=js \
+  "${PROTOS[@]}"
+
+# Go: protoc-gen-go and protoc-gen-go-grpc from Debian; their versions are
+# written into the generated files, so they are checked.
+want_go="protoc-gen-go v1.28.1"
+want_grpc="protoc-gen-go-grpc 1.0"
+for tool in protoc-gen-go protoc-gen-go-grpc; do
+  command -v "$tool" >/dev/null \
+    || die "$tool is needed for the Go stubs (apt-get install protoc-gen-go protoc-gen-go-grpc)"
+done
+[ "$(protoc-gen-go --version)" = "$want_go" ] || die "need $want_go, have $(protoc-gen-go --version)"
+[ "$(protoc-gen-go-grpc --version)" = "$want_grpc" ] \
+  || die "need $want_grpc, have $(protoc-gen-go-grpc --version)"
+GO_MODULE=referee/clients/go
+GO_PACKAGE="$GO_MODULE/gen/referee/v1;refereev1"
+go_opts="module=$GO_MODULE"
+for f in "${PROTOS[@]}"; do
+  go_opts+=",M${f#protos/}=$GO_PACKAGE"
+done
+rm -rf clients/go/gen
+mkdir -p clients/go/gen
+"${PROTOC[@]}" \
+  --plugin=protoc-gen-go="$(command -v protoc-gen-go)" \
+  --plugin=protoc-gen-go-grpc="$(command -v protoc-gen-go-grpc)" \
+  --go_out=clients/go --go_opt="$go_opts" \
+  --go-grpc_out=clients/go --go-grpc_opt="$go_opts" \
+  "${PROTOS[@]}"

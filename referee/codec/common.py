@@ -45,47 +45,6 @@ def add_cards(out: RepeatedCompositeFieldContainer[cards_pb2.Card], codes: Itera
     out.extend([CARD_MESSAGES[c] for c in codes])
 
 
-def mask_from_bytes(data: bytes, path: str, universe: int) -> int:
-    """A card mask from card-code bytes; every code must be in ``universe`` and appear once."""
-    mask = 0
-    for c in data:
-        bit = 1 << c
-        if not universe & bit:
-            raise InvalidInput.one(path, f"card code {c} is not a card of this game")
-        if mask & bit:
-            raise InvalidInput.one(path, f"card code {c} appears twice")
-        mask |= bit
-    return mask
-
-
-def sorted_mask(data: bytes, path: str, universe: int) -> int:
-    """A card mask from card-code bytes in canonical (strictly ascending) order, every code
-    in ``universe``: the only encoding the referee writes, so the only one it reads."""
-    mask = 0
-    previous = -1
-    for c in data:
-        if c <= previous:
-            raise InvalidInput.one(
-                path, "card codes must be in ascending (canonical) order, each once"
-            )
-        bit = 1 << c
-        if not universe & bit:
-            raise InvalidInput.one(path, f"card code {c} is not a card of this game")
-        mask |= bit
-        previous = c
-    return mask
-
-
-def mask_bytes(mask: int) -> bytes:
-    """The card codes of a mask as bytes, ascending (the canonical encoding of a card set)."""
-    codes = bytearray()
-    while mask:
-        low = mask & -mask
-        codes.append(low.bit_length() - 1)
-        mask ^= low
-    return bytes(codes)
-
-
 def decode_actor(msg: common_pb2.Actor, path: str) -> Actor:
     kind = msg.WhichOneof("kind")
     if kind == "seat":

@@ -64,6 +64,8 @@ class EarlOfCoventryCodec:
         self._configs: dict[bytes, EarlConfig] = {}
         # Encoded actions of LegalActions, by rules action.
         self._actions: dict[EarlAction, referee_pb2.Action] = {}
+        # Encoded configurations, by the id of the (live, cached) configuration object.
+        self._config_messages: dict[int, tuple[EarlConfig, pb.EarlOfCoventryConfig]] = {}
 
     # ------------------------------------------------------------ config
 
@@ -314,33 +316,62 @@ class EarlOfCoventryCodec:
 
     def encode_view(self, view: EarlView, out: referee_pb2.GameView) -> None:
         v = out.earl_of_coventry
-        self._encode_config(view.config, v.config)
+        v.config.CopyFrom(self._config_message(view.config))
         v.phase = view.phase  # type: ignore[assignment]
-        v.round = view.round
-        v.dealer = view.dealer
-        v.turn = view.turn
-        v.current_rank = view.current_rank + 1 if view.current_rank != NO_RANK else 0  # type: ignore[assignment]
-        v.run_length = view.run_length
-        v.last_player = view.last_player
+        if view.round:
+            v.round = view.round
+        if view.dealer:
+            v.dealer = view.dealer
+        if view.turn:
+            v.turn = view.turn
+        if view.current_rank != NO_RANK:
+            v.current_rank = view.current_rank + 1  # type: ignore[assignment]
+        if view.run_length:
+            v.run_length = view.run_length
+        if view.last_player:
+            v.last_player = view.last_player
+        add = v.seats.add
         for seat in view.seats:
-            sv = v.seats.add(
-                seat=seat.seat,
-                card_count=seat.card_count,
-                hand_visible=seat.hand is not None,
-                rounds_won=seat.rounds_won,
-                counters=seat.counters,
-                eliminated=seat.eliminated,
-                dealt_in=seat.dealt_in,
-            )
+            # Only what is set: zero fields cost to write and are not serialized anyway.
+            sv = add()
+            if seat.seat:
+                sv.seat = seat.seat
+            if seat.card_count:
+                sv.card_count = seat.card_count
             if seat.hand is not None:
+                sv.hand_visible = True
                 add_cards(sv.hand, seat.hand)
-        add_cards(v.played, view.played)
-        v.pool = view.pool
-        v.tiebreak = view.tiebreak
+            if seat.rounds_won:
+                sv.rounds_won = seat.rounds_won
+            if seat.counters:
+                sv.counters = seat.counters
+            if seat.eliminated:
+                sv.eliminated = True
+            if seat.dealt_in:
+                sv.dealt_in = True
+        if view.played:
+            add_cards(v.played, view.played)
+        if view.pool:
+            v.pool = view.pool
+        if view.tiebreak:
+            v.tiebreak = True
         if view.round_winner != NO_SEAT:
             v.round_winner = view.round_winner
-        v.winners.extend(view.winners)
-        v.next_call = view.next_call
+        if view.winners:
+            v.winners.extend(view.winners)
+        if view.next_call:
+            v.next_call = view.next_call
+
+    def _config_message(self, config: EarlConfig) -> pb.EarlOfCoventryConfig:
+        """The encoded configuration, made once per configuration object."""
+        entry = self._config_messages.get(id(config))
+        if entry is None or entry[0] is not config:
+            message = pb.EarlOfCoventryConfig()
+            self._encode_config(config, message)
+            if len(self._config_messages) >= _CACHE_LIMIT:
+                self._config_messages.clear()
+            entry = self._config_messages[id(config)] = (config, message)
+        return entry[1]
 
     def game_info(self, out: referee_pb2.GameInfo) -> None:
         r = RULES

@@ -72,21 +72,6 @@ _SIMPLE_ACTIONS = {
 _SIMPLE_NAMES = {kind: field for field, kind in _SIMPLE_ACTIONS.items()}
 
 
-def _sorted_mask(data: bytes, path: str) -> int:
-    """A set of Écarté cards from card-code bytes in canonical (ascending) order: the only
-    encoding the referee writes, so the only one it reads (one state, one hash)."""
-    mask = 0
-    previous = -1
-    for c in data:
-        if c <= previous:
-            raise InvalidInput.one(path, "card codes must be ascending (canonical), each once")
-        if c >= 52 or not ECARTE_MASK >> c & 1:
-            raise InvalidInput.one(path, f"card code {c} is not a card of the Écarté pack")
-        mask |= 1 << c
-        previous = c
-    return mask
-
-
 def _card_sequence(data: bytes, path: str) -> bytes:
     """An ordered list of Écarté cards (the stock, the tricks); each card once."""
     seen = 0
@@ -97,15 +82,6 @@ def _card_sequence(data: bytes, path: str) -> bytes:
             raise InvalidInput.one(path, f"{name(c)} appears twice")
         seen |= 1 << c
     return bytes(data)
-
-
-def _mask_bytes(mask: int) -> bytes:
-    codes = bytearray()
-    while mask:
-        low = mask & -mask
-        codes.append(low.bit_length() - 1)
-        mask ^= low
-    return bytes(codes)
 
 
 def _ecarte_card(card: Any, path: str) -> int:
@@ -189,15 +165,21 @@ class EcarteCodec:
             raise InvalidInput.one(f"{path}.seats", f"must list exactly {n} seats")
         hands, discards, tricks_won, points, games_won, chips = [], [], [], [], [], []
         for i, seat in enumerate(s.seats):
-            hands.append(_sorted_mask(seat.hand, f"{path}.seats[{i}].hand"))
-            discards.append(_sorted_mask(seat.discards, f"{path}.seats[{i}].discards"))
+            hand, discarded = seat.hand, seat.discards
+            if (hand | discarded) & ~ECARTE_MASK:
+                where = "hand" if hand & ~ECARTE_MASK else "discards"
+                raise InvalidInput.one(
+                    f"{path}.seats[{i}].{where}", "holds bits that are no card of the Écarté pack"
+                )
+            hands.append(hand)
+            discards.append(discarded)
             tricks_won.append(seat.tricks_won)
             points.append(seat.points)
             games_won.append(seat.games_won)
             chips.append(seat.chips)
-        if len(s.turn_up) != 1:
-            raise InvalidInput.one(f"{path}.turn_up", "must be exactly one card code")
-        turn_up = _sorted_mask(s.turn_up, f"{path}.turn_up").bit_length() - 1
+        turn_up = s.turn_up
+        if turn_up >= 52 or not ECARTE_MASK >> turn_up & 1:
+            raise InvalidInput.one(f"{path}.turn_up", "is not a card of the Écarté pack")
         wagers = []
         for i, w in enumerate(s.wagers):
             if not w.spectator:
@@ -240,14 +222,14 @@ class EcarteCodec:
         s.turn = state.turn
         for i, hand in enumerate(state.hands):
             s.seats.add(
-                hand=_mask_bytes(hand),
-                discards=_mask_bytes(state.discards[i]),
+                hand=hand,
+                discards=state.discards[i],
                 tricks_won=state.tricks_won[i],
                 points=state.points[i],
                 games_won=state.games_won[i],
                 chips=state.chips[i],
             )
-        s.turn_up = bytes((state.turn_up,))
+        s.turn_up = state.turn_up
         s.trump = state.trump + 1  # type: ignore[assignment]
         s.stock = state.stock
         s.tricks = state.tricks
@@ -261,9 +243,55 @@ class EcarteCodec:
     def encode_successor(
         self, previous: EcarteState, state: EcarteState, out: referee_pb2.GameState
     ) -> None:
-        """``out`` holds the encoding of ``previous``: make it the encoding of ``state``."""
-        out.ClearField("ecarte")
-        self.encode_state(state, out)
+        """Turn ``out``, a copy of the encoded ``previous`` state (checked on the way in,
+        so canonical), into the encoding of ``state`` by writing what changed only: the
+        same bytes as :meth:`encode_state`."""
+        s = out.ecarte
+        if state.config is not previous.config:
+            s.ClearField("config")
+            self._encode_config(state.config, s.config)
+        if state.phase is not previous.phase:
+            s.phase = state.phase  # type: ignore[assignment]
+        if state.deal != previous.deal:
+            s.deal = state.deal
+        if state.dealer != previous.dealer:
+            s.dealer = state.dealer
+        if state.turn != previous.turn:
+            s.turn = state.turn
+        seats = s.seats
+        for field, new, old in (
+            ("hand", state.hands, previous.hands),
+            ("discards", state.discards, previous.discards),
+            ("tricks_won", state.tricks_won, previous.tricks_won),
+            ("points", state.points, previous.points),
+            ("games_won", state.games_won, previous.games_won),
+            ("chips", state.chips, previous.chips),
+        ):
+            if new != old:
+                for i, value in enumerate(new):
+                    if value != old[i]:
+                        setattr(seats[i], field, value)
+        if state.turn_up != previous.turn_up:
+            s.turn_up = state.turn_up
+        if state.trump != previous.trump:
+            s.trump = state.trump + 1  # type: ignore[assignment]
+        if state.stock != previous.stock:
+            s.stock = state.stock
+        if state.tricks != previous.tricks:
+            s.tricks = state.tricks
+        if state.king_announced != previous.king_announced:
+            if state.king_announced == NO_SEAT:
+                s.ClearField("king_announced")
+            else:
+                s.king_announced = state.king_announced
+        if state.wagers != previous.wagers:
+            del s.wagers[:]
+            for w in state.wagers:
+                s.wagers.add(spectator=w.spectator, seat=w.seat, amount=w.amount)
+        if state.ledger != previous.ledger:
+            del s.spectators[:]
+            for x in state.ledger:
+                s.spectators.add(spectator=x.spectator, net=x.net)
 
     # ------------------------------------------------------------ actions
 

@@ -81,13 +81,13 @@ class EcarteSeat(_message.Message):
     POINTS_FIELD_NUMBER: _ClassVar[int]
     GAMES_WON_FIELD_NUMBER: _ClassVar[int]
     CHIPS_FIELD_NUMBER: _ClassVar[int]
-    hand: bytes
-    discards: bytes
+    hand: int
+    discards: int
     tricks_won: int
     points: int
     games_won: int
     chips: int
-    def __init__(self, hand: _Optional[bytes] = ..., discards: _Optional[bytes] = ..., tricks_won: _Optional[int] = ..., points: _Optional[int] = ..., games_won: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
+    def __init__(self, hand: _Optional[int] = ..., discards: _Optional[int] = ..., tricks_won: _Optional[int] = ..., points: _Optional[int] = ..., games_won: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
 
 class EcarteWager(_message.Message):
     __slots__ = ("spectator", "seat", "amount")
@@ -128,14 +128,14 @@ class EcarteState(_message.Message):
     dealer: int
     turn: int
     seats: _containers.RepeatedCompositeFieldContainer[EcarteSeat]
-    turn_up: bytes
+    turn_up: int
     trump: _cards_pb2.Suit
     stock: bytes
     tricks: bytes
     king_announced: int
     wagers: _containers.RepeatedCompositeFieldContainer[EcarteWager]
     spectators: _containers.RepeatedCompositeFieldContainer[EcarteSpectatorNet]
-    def __init__(self, config: _Optional[_Union[EcarteConfig, _Mapping]] = ..., phase: _Optional[_Union[EcartePhase, str]] = ..., deal: _Optional[int] = ..., dealer: _Optional[int] = ..., turn: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[EcarteSeat, _Mapping]]] = ..., turn_up: _Optional[bytes] = ..., trump: _Optional[_Union[_cards_pb2.Suit, str]] = ..., stock: _Optional[bytes] = ..., tricks: _Optional[bytes] = ..., king_announced: _Optional[int] = ..., wagers: _Optional[_Iterable[_Union[EcarteWager, _Mapping]]] = ..., spectators: _Optional[_Iterable[_Union[EcarteSpectatorNet, _Mapping]]] = ...) -> None: ...
+    def __init__(self, config: _Optional[_Union[EcarteConfig, _Mapping]] = ..., phase: _Optional[_Union[EcartePhase, str]] = ..., deal: _Optional[int] = ..., dealer: _Optional[int] = ..., turn: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[EcarteSeat, _Mapping]]] = ..., turn_up: _Optional[int] = ..., trump: _Optional[_Union[_cards_pb2.Suit, str]] = ..., stock: _Optional[bytes] = ..., tricks: _Optional[bytes] = ..., king_announced: _Optional[int] = ..., wagers: _Optional[_Iterable[_Union[EcarteWager, _Mapping]]] = ..., spectators: _Optional[_Iterable[_Union[EcarteSpectatorNet, _Mapping]]] = ...) -> None: ...
 
 class EcartePropose(_message.Message):
     __slots__ = ()

@@ -112,12 +112,12 @@ def _state_msg() -> tuple[referee_pb2.GameState, bytes]:
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        (lambda s: s.seats[0].__setattr__("hand", s.seats[0].hand[::-1]), "seats[0].hand"),
-        (
-            lambda s: s.seats[1].__setattr__("hand", bytes([1]) + s.seats[1].hand[1:]),
-            "seats[1].hand",
-        ),
-        (lambda s: s.__setattr__("turn_up", b""), "turn_up"),
+        # 2C (code 1) is no card of the Écarté pack; bit 60 is no card at all.
+        (lambda s: s.seats[0].__setattr__("hand", s.seats[0].hand | 1 << 1), "seats[0].hand"),
+        (lambda s: s.seats[1].__setattr__("hand", s.seats[1].hand | 1 << 60), "seats[1].hand"),
+        (lambda s: s.seats[1].__setattr__("discards", 1 << 1), "seats[1].discards"),
+        (lambda s: s.__setattr__("turn_up", 1), "turn_up"),
+        (lambda s: s.__setattr__("turn_up", 99), "turn_up"),
         (lambda s: s.__setattr__("phase", 0), "phase"),
         (lambda s: s.__setattr__("trump", 0), "trump"),
         (lambda s: s.__setattr__("stock", s.stock[:1] + s.stock[:1] + s.stock[2:]), "stock"),

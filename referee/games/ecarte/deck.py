@@ -7,6 +7,8 @@ rules does no arithmetic beyond indexing and bit operations.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from referee.cards import ECARTE_DECK, ECARTE_MASK, SUIT_MASKS
 from referee.shuffle import shuffle
 
@@ -56,7 +58,8 @@ def beats(a: int, b: int, trump: int) -> bool:
     return sb == trump
 
 
-def ecarte_pack(seed: bytes, k: int) -> list[int]:
+@lru_cache(maxsize=4096)
+def ecarte_pack(seed: bytes, k: int) -> tuple[int, ...]:
     """Shuffle number ``k`` of the 32-card pack (SHUF-1 .. SHUF-3, E-DEAL-1); index 0 is
-    the top of the pack."""
-    return shuffle(seed, k, ECARTE_DECK)
+    the top of the pack. Remembered: validation compares every state with its deal."""
+    return tuple(shuffle(seed, k, ECARTE_DECK))

@@ -1,0 +1,137 @@
+"""Scale and memory: ApplyAction throughput with 1 and 2 worker processes, and the resident
+size of a worker at idle and after 100,000 calls.
+
+    python bench/scale.py [--calls 100000]
+
+`referee serve --workers N` (production logging) is loaded by h2load with 8 connections x
+16 streams (SO_REUSEPORT spreads connections over the workers; h2load shares the
+machine's cores with them). Memory is read from /proc/PID/status (VmRSS) of the worker
+that served the calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from service import free_port, wait_for_port  # bench/ is on sys.path when this runs
+from workload import apply_request
+
+METHOD = "/referee.v1.RefereeService/ApplyAction"
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def h2load(port: int, body: Path, *, calls: int | None = None, seconds: float = 0) -> float:
+    cmd = [
+        "h2load",
+        "--clients=8",
+        "--max-concurrent-streams=16",
+        "--header=content-type: application/grpc",
+        "--header=te: trailers",
+        f"--data={body}",
+    ]
+    cmd += [f"--requests={calls}"] if calls else [f"--duration={seconds:g}", "--warm-up-time=2"]
+    out = subprocess.run(
+        [*cmd, f"http://127.0.0.1:{port}{METHOD}"], capture_output=True, text=True, check=True
+    ).stdout
+    line = next(x for x in out.splitlines() if x.startswith("finished in"))
+    return float(line.split(",")[1].split()[0])
+
+
+def worker_pids(log: Path) -> list[int]:
+    pids = []
+    for line in log.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if entry.get("event") == "referee_serving":
+            pids.append(int(entry["pid"]))
+    return pids
+
+
+def serve(workers: int, port: int, log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "serve",
+                "--workers",
+                str(workers),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-format",
+                "json",
+            ],
+            stdout=out,
+            stderr=out,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=10)
+    args = parser.parse_args()
+    print(f"command: python bench/scale.py --calls {args.calls} --seconds {args.seconds:g}")
+    print(f"cpus: {os.cpu_count()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        data = apply_request("earl_of_coventry").SerializeToString()
+        body = work / "body"
+        body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
+        for workers in (1, 2):
+            port = free_port()
+            log = work / f"serve-{workers}.log"
+            server = serve(workers, port, log)
+            try:
+                wait_for_port(port)
+                while len(worker_pids(log)) < workers:
+                    time.sleep(0.05)
+                rate = h2load(port, body, seconds=args.seconds)
+                print(f"workers {workers}: {rate:,.0f} ApplyAction calls/s (earl_of_coventry)")
+            finally:
+                server.terminate()
+                server.wait(60)
+        port = free_port()
+        log = work / "serve-memory.log"
+        server = serve(1, port, log)
+        try:
+            wait_for_port(port)
+            while not worker_pids(log):
+                time.sleep(0.05)
+            (pid,) = worker_pids(log)
+            idle = rss_kib(pid)
+            h2load(port, body, calls=args.calls // 10)
+            warm = rss_kib(pid)
+            h2load(port, body, calls=args.calls)
+            after = rss_kib(pid)
+            print(
+                f"worker RSS: idle {idle / 1024:.1f} MiB, after warm-up ({args.calls // 10:,} "
+                f"calls) {warm / 1024:.1f} MiB, after {args.calls:,} more calls "
+                f"{after / 1024:.1f} MiB ({(after - warm) / warm * 100:+.1f}% after warm-up)"
+            )
+        finally:
+            server.terminate()
+            server.wait(60)
+
+
+if __name__ == "__main__":
+    main()

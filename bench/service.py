@@ -1,0 +1,184 @@
+"""Service vs floor: ApplyAction throughput and latency of Referee against a no-op gRPC
+handler that receives the same request and returns a response of the same size, on the
+same machine, in one run, both loaded by h2load (Debian `nghttp2-client`).
+
+    python bench/service.py [--seconds 10] [--games earl_of_coventry ecarte]
+
+For each game: a realistic mid-game ApplyAction request (with the acting seat's view),
+served by `referee serve --workers 1` (production logging: one JSON line per call, to a
+file) and by the no-op server (grpc.aio, same protobuf types, a prepared response of the
+same size). Each server is pinned to one core and h2load to the other (taskset), so the
+server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams;
+half load: the same clients at half the saturated rate (h2load --rps). Latency
+percentiles come from h2load's per-request log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from workload import apply_request  # bench/ is on sys.path when this script runs
+
+from referee.codec import all_codecs
+from referee.service import Referee
+
+METHOD = "/referee.v1.RefereeService/ApplyAction"
+CONNECTIONS = 4
+STREAMS = 16
+
+
+@dataclass
+class Load:
+    rps: float
+    p50: float
+    p90: float
+    p99: float
+    errors: int
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def pinned(cpu: int) -> list[str]:
+    return ["taskset", "-c", str(cpu)] if shutil.which("taskset") and os.cpu_count() else []
+
+
+def wait_for_port(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+NOOP = """
+import asyncio, sys, grpc
+from referee.v1 import referee_pb2 as pb
+response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
+async def handler(request, context):
+    return response
+async def main():
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+        "referee.v1.RefereeService",
+        {"ApplyAction": grpc.unary_unary_rpc_method_handler(
+            handler,
+            request_deserializer=pb.ApplyActionRequest.FromString,
+            response_serializer=pb.ApplyActionResponse.SerializeToString)}),))
+    server.add_insecure_port("127.0.0.1:" + sys.argv[1])
+    await server.start()
+    await server.wait_for_termination()
+asyncio.run(main())
+"""
+
+
+def h2load(port: int, body: Path, seconds: float, rps: float | None, log: Path) -> Load:
+    cmd = [
+        *pinned(0),
+        "h2load",
+        f"--duration={seconds:g}",
+        "--warm-up-time=2",
+        f"--clients={CONNECTIONS}",
+        f"--max-concurrent-streams={STREAMS}",
+        "--header=content-type: application/grpc",
+        "--header=te: trailers",
+        f"--data={body}",
+        f"--log-file={log}",
+    ]
+    if rps is not None:
+        cmd.append(f"--rps={rps / CONNECTIONS:.0f}")
+    cmd.append(f"http://127.0.0.1:{port}{METHOD}")
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("finished in"))
+    rate = float(line.split(",")[1].split()[0])
+    requests = next(x for x in out.splitlines() if x.startswith("requests:"))
+    failed = int(requests.split(",")[4].split()[0]) + int(requests.split(",")[5].split()[0])
+    durations = sorted(
+        int(row.split("\t")[2]) / 1000 for row in log.read_text().splitlines() if row.strip()
+    )
+    q = statistics.quantiles(durations, n=100)
+    return Load(rate, q[49], q[89], q[98], failed)
+
+
+def measure(game: str, seconds: float, work: Path) -> dict[str, Load]:
+    request = apply_request(game)
+    data = request.SerializeToString()
+    body = work / f"{game}.body"
+    body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
+    response = work / f"{game}.response"
+    response.write_bytes(Referee(all_codecs()).apply_action(request).SerializeToString())
+    results: dict[str, Load] = {}
+    for name in ("no-op", "referee"):
+        port = free_port()
+        if name == "no-op":
+            cmd = [sys.executable, "-c", NOOP, str(port), str(response)]
+        else:
+            cmd = [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "serve",
+                "--workers",
+                "1",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-format",
+                "json",
+            ]
+        with open(work / f"{name}-{game}.log", "w") as log:
+            server = subprocess.Popen([*pinned(1), *cmd], stdout=log, stderr=log)
+        try:
+            wait_for_port(port)
+            full = h2load(port, body, seconds, None, work / "h2.log")
+            half = h2load(port, body, seconds, full.rps / 2, work / "h2.log")
+            results[f"{name} saturated"] = full
+            results[f"{name} half load"] = half
+        finally:
+            server.terminate()
+            server.wait(30)
+    print(f"\n{game}: request {len(data)} bytes, response {response.stat().st_size} bytes")
+    print(f"{'':22} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    for label, r in results.items():
+        print(f"{label:22} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}")
+    ratio = results["referee saturated"].rps / results["no-op saturated"].rps
+    print(f"ratio referee / no-op at saturation: {ratio:.2f}")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--games", nargs="+", default=["earl_of_coventry", "ecarte"])
+    args = parser.parse_args()
+    if not shutil.which("h2load"):
+        sys.exit("h2load not found: apt-get install nghttp2-client")
+    print(
+        "command: python bench/service.py --seconds "
+        f"{args.seconds:g} --games {' '.join(args.games)}"
+    )
+    print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for game in args.games:
+            measure(game, args.seconds, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

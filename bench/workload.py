@@ -1,0 +1,63 @@
+"""Realistic requests for the benchmarks: mid-game states of each game, played by the
+in-process referee from a fixed seed (so every run measures the same bytes)."""
+
+from __future__ import annotations
+
+import random
+
+from referee.codec import all_codecs
+from referee.service import Referee
+from referee.v1 import common_pb2, ecarte_pb2
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import referee_pb2 as pb
+
+REFEREE = Referee(all_codecs())
+SEED = bytes(range(32))
+
+CONFIGS = {
+    "earl_of_coventry": pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig(seats=4)),
+    "ecarte": pb.GameConfig(ecarte=ecarte_pb2.EcarteConfig()),
+}
+
+
+def mid_game(game: str, steps: int = 12) -> tuple[pb.GameState, pb.Action]:
+    """A state some way into a game and a legal action in it (the first one listed)."""
+    rng = random.Random(7)
+    state = REFEREE.new_game(pb.NewGameRequest(config=CONFIGS[game], seed=SEED)).state
+    for _ in range(steps):
+        actions = REFEREE.legal_actions(pb.LegalActionsRequest(state=state)).actions
+        state = REFEREE.apply_action(
+            pb.ApplyActionRequest(state=state, action=rng.choice(actions))
+        ).state
+    action = REFEREE.legal_actions(pb.LegalActionsRequest(state=state)).actions[0]
+    return state, action
+
+
+def apply_request(game: str) -> pb.ApplyActionRequest:
+    """ApplyAction on a mid-game state, with the acting seat's view (what a bot asks for)."""
+    state, action = mid_game(game)
+    return pb.ApplyActionRequest(
+        state=state, action=action, views=[common_pb2.Viewer(seat=action.actor.seat)]
+    )
+
+
+def long_log(
+    game: str, actions: int, seed: int = 3, config: pb.GameConfig | None = None
+) -> pb.ReplayRequest:
+    """A Replay of up to ``actions`` actions played by random bots (the table starts new
+    rounds, so an Earl of Coventry session goes on as long as asked; an Écarté match
+    ends when it ends: configure a long one)."""
+    rng = random.Random(seed)
+    config = config or CONFIGS[game]
+    state = REFEREE.new_game(pb.NewGameRequest(config=config, seed=SEED)).state
+    played: list[pb.Action] = []
+    while len(played) < actions:
+        legal = REFEREE.legal_actions(pb.LegalActionsRequest(state=state)).actions
+        if not legal:  # a finished match: start another game and keep its actions
+            break
+        action = rng.choice(legal)
+        if action.actor.HasField("table"):
+            action = next(a for a in legal if a.earl_of_coventry.HasField("next_round"))
+        played.append(action)
+        state = REFEREE.apply_action(pb.ApplyActionRequest(state=state, action=action)).state
+    return pb.ReplayRequest(config=config, seed=SEED, actions=played)

@@ -1,0 +1,267 @@
+// A small typed client for the Referee service over gRPC (Connect's gRPC
+// transport for Node):
+// - a default deadline on every call;
+// - retries of calls that fail with UNAVAILABLE, and only those (every RPC is
+//   safe to retry: the referee keeps no state between calls);
+// - GameHandle, which keeps the state the server returned -- plain or sealed --
+//   and sends it back the same way, so callers never deal with the difference.
+// Illegal actions are not errors: apply() returns the verdict.
+import { clone, create, fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+
+import {
+  ActorSchema,
+  PublicViewerSchema,
+  ScoreboardSchema,
+  TableActorSchema,
+  Verdict,
+  ViewerSchema,
+  type Actor,
+  type Scoreboard,
+  type Viewer,
+} from "./gen/referee/v1/common_pb.js";
+import {
+  ActionSchema,
+  GameConfigSchema,
+  RefereeService,
+  type Action,
+  type ApplyActionResponse,
+  type GameConfig,
+  type GameInfo,
+  type GameState,
+  type NewGameResponse,
+  type ReplayResponse,
+  type ViewStateResponse,
+} from "./gen/referee/v1/referee_pb.js";
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_ATTEMPTS = 5;
+
+/**
+ * The credentials a sealing server returned with NewGame (docs/trust.md): one
+ * per seat (index = seat) and the table's. A platform holds them all; hand each
+ * player only its own (onlySeat). Empty with a server that does not seal.
+ */
+export interface Credentials {
+  readonly seats: Uint8Array[];
+  readonly table: Uint8Array;
+}
+
+export const NO_CREDENTIALS: Credentials = { seats: [], table: new Uint8Array() };
+
+const hasCredentials = (c: Credentials) => c.seats.length > 0 || c.table.length > 0;
+
+/** What the player of seat `n` should hold: its own credential and nothing else. */
+export function onlySeat(c: Credentials, n: number): Credentials {
+  return { seats: c.seats.map((x, i) => (i === n ? x : new Uint8Array())), table: new Uint8Array() };
+}
+
+function withActorCredential(c: Credentials, actor: Actor): Actor {
+  if (actor.credential.length > 0) return actor;
+  const k = actor.kind;
+  const credential = k.case === "seat" ? c.seats[k.value] : k.case === "table" ? c.table : undefined;
+  return credential && credential.length > 0 ? { ...clone(ActorSchema, actor), credential } : actor;
+}
+
+function withViewerCredential(c: Credentials, viewer: Viewer): Viewer {
+  if (viewer.credential.length > 0 || viewer.kind.case !== "seat") return viewer;
+  const credential = c.seats[viewer.kind.value];
+  return credential && credential.length > 0 ? { ...clone(ViewerSchema, viewer), credential } : viewer;
+}
+
+/** The state of one game as the server last returned it, plain or sealed. Treat it as opaque. */
+export interface GameHandle {
+  /** The plain state, when the server returned one (hidden information: never show it to a player). */
+  readonly state: GameState | undefined;
+  /** The sealed token, when the server seals states (empty otherwise). */
+  readonly sealedState: Uint8Array;
+  /** SHA-256 of the state's canonical serialization. */
+  readonly stateHash: Uint8Array;
+  /** The standings after this state; `scoreboard.finished` once the match or session is over. */
+  readonly scoreboard: Scoreboard;
+  /** The seat and table credentials of a sealing server, put on actors and seat viewers that have none. */
+  readonly credentials: Credentials;
+}
+
+/** A handle from what a response carried. */
+export function handleOf(
+  state: GameState | undefined,
+  sealedState: Uint8Array,
+  stateHash: Uint8Array,
+  scoreboard: Scoreboard | undefined,
+  credentials: Credentials = NO_CREDENTIALS,
+): GameHandle {
+  if (!state && sealedState.length === 0) {
+    throw new Error("the server returned neither a state nor a sealed state");
+  }
+  return { state, sealedState, stateHash, scoreboard: scoreboard ?? create(ScoreboardSchema), credentials };
+}
+
+/** The part of a request that carries the game: the sealed token if there is one, else the state. */
+export function stateOf(game: GameHandle): { state?: GameState; sealedState?: Uint8Array } {
+  return game.sealedState.length > 0 ? { sealedState: game.sealedState } : { state: game.state };
+}
+
+/** A gRPC error from the referee: a broken request (never an illegal action). */
+export class RefereeError extends Error {
+  constructor(
+    readonly code: Code,
+    readonly details: string,
+    /** The type names of the google.rpc details (e.g. google.rpc.BadRequest). */
+    readonly detailTypes: string[],
+  ) {
+    super(`${Code[code] ?? code}: ${details}`);
+    this.name = "RefereeError";
+  }
+}
+
+export interface Applied {
+  readonly response: ApplyActionResponse;
+  /** The next state (the same state when the verdict is rejected). */
+  readonly game: GameHandle;
+  readonly accepted: boolean;
+  /** ACCEPTED, REJECTED, PENALIZED. */
+  readonly verdict: string;
+}
+
+export interface ClientOptions {
+  /** Every call's deadline (default 10 s). */
+  timeoutMs?: number;
+  /** Attempts of a call that fails with UNAVAILABLE, the first included (default 5; 1: no retry). */
+  maxAttempts?: number;
+}
+
+// The errors of a LegalActions call without an actor on a server that requires one.
+const NEEDS_AN_ACTOR = [Code.InvalidArgument, Code.FailedPrecondition, Code.PermissionDenied];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class RefereeClient {
+  /** The generated Connect client, for anything this wrapper does not cover. */
+  readonly stub: Client<typeof RefereeService>;
+  readonly timeoutMs: number;
+  readonly maxAttempts: number;
+  private perActor = false;
+
+  /** `address` is `host:port` (plaintext HTTP/2) or a URL (`https://host:port` for TLS). */
+  constructor(address: string, options: ClientOptions = {}) {
+    const baseUrl = /^https?:\/\//.test(address) ? address : `http://${address}`;
+    this.stub = createClient(RefereeService, createGrpcTransport({ baseUrl }));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_ATTEMPTS);
+  }
+
+  private async call<T>(fn: (options: { timeoutMs: number }) => Promise<T>): Promise<T> {
+    let backoff = 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn({ timeoutMs: this.timeoutMs });
+      } catch (err) {
+        const e = ConnectError.from(err);
+        if (e.code === Code.Unavailable && attempt < this.maxAttempts) {
+          await sleep(backoff);
+          backoff = Math.min(backoff * 2, 2_000);
+          continue;
+        }
+        const types = e.details.map((d) => ("desc" in d ? d.desc.typeName : d.type));
+        throw new RefereeError(e.code, e.rawMessage, types);
+      }
+    }
+  }
+
+  /** Every game the server referees, with its options and variants. */
+  async listGames(): Promise<GameInfo[]> {
+    return (await this.call((o) => this.stub.listGames({}, o))).games;
+  }
+
+  /** Start a match or session (the first deal is done). No seed: the server draws one. */
+  async newGame(
+    config: GameConfig,
+    options: { seed?: Uint8Array; seatEntropy?: Uint8Array[]; views?: Viewer[] } = {},
+  ): Promise<{ response: NewGameResponse; game: GameHandle }> {
+    const { seed, seatEntropy, views } = options;
+    const response = await this.call((o) => this.stub.newGame({ config, seed, seatEntropy, views }, o));
+    const credentials = { seats: response.seatCredentials, table: response.tableCredential };
+    return {
+      response,
+      game: handleOf(response.state, response.sealedState, response.stateHash, response.scoreboard, credentials),
+    };
+  }
+
+  /** Referee one action: the verdict, and the game after it. */
+  async apply(game: GameHandle, action: Action, options: { views?: Viewer[] } = {}): Promise<Applied> {
+    const creds = game.credentials;
+    const views = options.views?.map((v) => withViewerCredential(creds, v));
+    const signed = action.actor ? { ...clone(ActionSchema, action), actor: withActorCredential(creds, action.actor) } : action;
+    const response = await this.call((o) =>
+      this.stub.applyAction({ ...stateOf(game), action: signed, views }, o),
+    );
+    return {
+      response,
+      game: handleOf(response.state, response.sealedState, response.stateHash, response.scoreboard, creds),
+      accepted: response.verdict === Verdict.ACCEPTED,
+      verdict: Verdict[response.verdict] ?? String(response.verdict),
+    };
+  }
+
+  /**
+   * Every action `actor` may take now (no actor: whoever may act). A server that
+   * requires sealed states answers only for one actor with its credential: then,
+   * with no actor, the handle's credentials ask for the table and every seat.
+   */
+  async legalActions(game: GameHandle, actor?: Actor): Promise<Action[]> {
+    const creds = game.credentials;
+    if (!actor && hasCredentials(creds) && this.perActor) return this.legalActionsPerActor(game);
+    try {
+      const signed = actor ? withActorCredential(creds, actor) : undefined;
+      return (await this.call((o) => this.stub.legalActions({ ...stateOf(game), actor: signed }, o))).actions;
+    } catch (err) {
+      if (!actor && hasCredentials(creds) && err instanceof RefereeError && NEEDS_AN_ACTOR.includes(err.code)) {
+        this.perActor = true;
+        return this.legalActionsPerActor(game);
+      }
+      throw err;
+    }
+  }
+
+  private async legalActionsPerActor(game: GameHandle): Promise<Action[]> {
+    const actors = [TABLE, ...game.credentials.seats.map((_, n) => seatActor(n))];
+    const found: Action[] = [];
+    for (const actor of actors) found.push(...(await this.legalActions(game, actor)));
+    return found;
+  }
+
+  /** What `viewer` may see of the game. */
+  async view(game: GameHandle, viewer: Viewer): Promise<ViewStateResponse> {
+    const signed = withViewerCredential(game.credentials, viewer);
+    return this.call((o) => this.stub.viewState({ ...stateOf(game), viewer: signed }, o));
+  }
+
+  /** Referee a whole list of actions from the start: each verdict and the hash chain. */
+  async replay(
+    config: GameConfig,
+    seed: Uint8Array,
+    actions: Action[],
+    options: { seatEntropy?: Uint8Array[]; includeEvents?: boolean } = {},
+  ): Promise<ReplayResponse> {
+    const { seatEntropy, includeEvents } = options;
+    return this.call((o) => this.stub.replay({ config, seed, actions, seatEntropy, includeEvents }, o));
+  }
+}
+
+export const PUBLIC: Viewer = create(ViewerSchema, {
+  kind: { case: "public", value: create(PublicViewerSchema) },
+});
+export const TABLE: Actor = create(ActorSchema, {
+  kind: { case: "table", value: create(TableActorSchema) },
+});
+export const seatViewer = (seat: number): Viewer =>
+  create(ViewerSchema, { kind: { case: "seat", value: seat } });
+export const seatActor = (seat: number): Actor =>
+  create(ActorSchema, { kind: { case: "seat", value: seat } });
+
+/** A GameConfig from a game id (`earl_of_coventry`, `ecarte`) and its options (protobuf JSON). */
+export function gameConfig(game: string, options: { [key: string]: JsonValue } = {}): GameConfig {
+  return fromJson(GameConfigSchema, { [game]: options });
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install what the TypeScript and Go clients need to be generated, built and
+# tested (Debian 12, as root: CI runs it from .ci/run). Idempotent; nothing is
+# downloaded outside Debian's and npm's registries:
+#   Node >= 20 and npm       the TypeScript client; its packages from package-lock.json (npm ci)
+#   Go 1.19 and Go libraries Debian's golang-* packages; the Go module builds offline
+#                            from them (clients/go/vendor-debian.sh), no module proxy
+#   protoc-gen-go(-grpc)     Debian's plugins, for scripts/generate.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  golang-go
+  golang-google-grpc-dev
+  golang-google-protobuf-dev
+  golang-github-golang-protobuf-1-5-dev
+  protoc-gen-go
+  protoc-gen-go-grpc
+)
+command -v node >/dev/null || APT_PACKAGES+=(nodejs)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "Node $node_major is too old for clients/typescript: Node >= 20 is needed" >&2
+  exit 1
+fi
+command -v npm >/dev/null || { echo "npm is missing (it comes with Node >= 20)" >&2; exit 1; }
+
+npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+clients/go/vendor-debian.sh
+echo "client toolchains: node $(node --version), npm $(npm --version), $(go version | cut -d' ' -f3)," \
+  "$(protoc-gen-go --version), $(protoc-gen-go-grpc --version)"

@@ -1,0 +1,282 @@
+"""referee.client against a real server: every RPC, errors, retries, deadlines, sealed states."""
+
+from __future__ import annotations
+
+import io
+import threading
+from concurrent import futures
+from typing import Any
+
+import grpc
+import pytest
+
+from referee.bots import EagerBot, RandomBot, TablePolicy, action_kind
+from referee.client import (
+    PUBLIC,
+    TABLE,
+    Client,
+    GameHandle,
+    RefereeError,
+    config,
+    seat,
+    seat_actor,
+)
+from referee.tabletop import GameError, run_game
+from referee.v1 import common_pb2, ecarte_pb2, referee_pb2, referee_pb2_grpc
+
+from ..server_thread import ServerThread
+
+SEED = bytes(range(32))
+
+
+def test_every_served_game_plays_to_its_end(client: Client, served_games: list[str]) -> None:
+    for game in served_games:
+        out = io.StringIO()
+        played = run_game(client, config(game), seed=SEED, bot_for=lambda s: EagerBot(s), out=out)
+        assert played.game.finished, out.getvalue()
+        assert played.game.scoreboard.winners
+        assert played.seed == SEED
+        assert "matches the commitment" in out.getvalue()
+
+
+def test_earl_of_coventry_session_of_several_rounds(client: Client) -> None:
+    out = io.StringIO()
+    played = run_game(
+        client,
+        config("earl_of_coventry", seats=5, scoring="EARL_OF_COVENTRY_SCORING_COUNTERS"),
+        seed=SEED,
+        bot_for=lambda s: RandomBot(s),
+        rounds=3,
+        out=out,
+    )
+    assert played.game.state is not None
+    s = played.game.state.earl_of_coventry
+    assert s.round >= 2 and sum(x.counters for x in s.seats) == 100
+    assert out.getvalue().count("the table: next round") == 2
+
+
+def test_ecarte_matches_play_to_their_end(client: Client) -> None:
+    for options, games in (
+        ({"gamesToWin": 2, "stake": 1, "gallery": True}, 2),
+        ({"seats": 3, "packets": "ECARTE_PACKETS_TWO_THREE"}, 1),
+        ({"jeuxDeRegle": True, "targetPoints": 3}, 1),
+    ):
+        out = io.StringIO()
+        played = run_game(client, config("ecarte", options), seed=SEED, bot_for=EagerBot, out=out)
+        assert played.game.state is not None
+        assert played.game.state.ecarte.phase == ecarte_pb2.ECARTE_PHASE_MATCH_OVER
+        winner = played.game.scoreboard.winners[0]
+        assert played.game.scoreboard.seats[winner].games_won == games, out.getvalue()
+        assert "match won" in out.getvalue()
+
+
+def test_new_game_apply_legal_actions_view_replay(client: Client) -> None:
+    started = client.new_game(config("earl_of_coventry", seats=3), SEED, views=[seat(1)])
+    game = started.game
+    assert not game.sealed and game.state is not None and len(game.state_hash) == 32
+    assert started.views[0].earl_of_coventry.seats[1].hand
+    actions = client.legal_actions(game)
+    assert actions and all(a.actor == actions[0].actor for a in actions)
+    applied = client.apply(game, actions[0], views=[PUBLIC])
+    assert applied.accepted and applied.verdict == common_pb2.VERDICT_ACCEPTED
+    assert applied.game.state is not None and applied.game.state.version == 1
+    assert applied.events and applied.views[0].events
+    view = client.view(applied.game, seat(2))
+    assert view.state_hash == applied.game.state_hash
+    shown = {s.seat for s in view.view.earl_of_coventry.seats if s.hand}
+    assert shown == {2}
+    replay = client.replay(config("earl_of_coventry", seats=3), SEED, [actions[0]])
+    assert replay.initial_hash == game.state_hash
+    assert replay.final_hash == applied.game.state_hash
+
+
+def test_illegal_action_is_a_verdict(client: Client) -> None:
+    game = client.new_game(config("earl_of_coventry", seats=3), SEED).game
+    action = client.legal_actions(game)[0]
+    action.actor.seat = (action.actor.seat + 1) % 3
+    applied = client.apply(game, action)
+    assert applied.verdict == common_pb2.VERDICT_REJECTED and not applied.accepted
+    assert "NOT_YOUR_TURN" in [v.code for v in applied.violations]
+    assert applied.game.state_hash == game.state_hash
+    assert client.legal_actions(game, TABLE) == []
+    assert client.legal_actions(game, seat_actor(action.actor.seat)) == []
+
+
+def test_broken_requests_are_referee_errors(client: Client) -> None:
+    with pytest.raises(RefereeError) as info:
+        client.new_game(config("earl_of_coventry", seats=14))
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert info.value.field_violations[0][0] == "config.earl_of_coventry.seats"
+    game = client.new_game(config("earl_of_coventry"), SEED).game
+    assert game.state is not None
+    old = referee_pb2.GameState()
+    old.CopyFrom(game.state)
+    old.rules_version = "earl_of_coventry/99"
+    with pytest.raises(RefereeError) as info:
+        client.legal_actions(GameHandle(old, b"", b"", common_pb2.Scoreboard()))
+    assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert info.value.reason == "RULES_VERSION_UNSUPPORTED"
+
+
+def test_config_helper() -> None:
+    assert config("earl_of_coventry", {"openHands": True}, seats=3).earl_of_coventry.open_hands
+    with pytest.raises(ValueError, match="unknown game"):
+        config("chess")
+
+
+def test_bots_and_table_policy_are_generic() -> None:
+    def earl(kind: str) -> referee_pb2.Action:
+        a = referee_pb2.Action(actor=TABLE)
+        getattr(a.earl_of_coventry, kind).SetInParent()
+        return a
+
+    actions = [earl("next_round"), earl("end_session")]
+    assert [action_kind(a) for a in actions] == ["next_round", "end_session"]
+    policy = TablePolicy(rounds=2)
+    assert action_kind(policy.choose(actions)) == "next_round"
+    assert action_kind(policy.choose(actions)) == "end_session"
+    assert action_kind(EagerBot(1).choose([earl("pass"), earl("next_round")], None)) == "next_round"
+    a, b = RandomBot(4), RandomBot(4)
+    picks = [earl("pass"), earl("next_round"), earl("end_session")]
+    assert [a.choose(picks, None) for _ in range(20)] == [b.choose(picks, None) for _ in range(20)]
+
+
+# ---------------------------------------------------------------- retries and deadlines
+
+
+class _Flaky(referee_pb2_grpc.RefereeServiceServicer):
+    """ListGames fails with ``code`` ``failures`` times, then answers; NewGame blocks."""
+
+    def __init__(self, code: grpc.StatusCode, failures: int) -> None:
+        self.code, self.failures, self.calls = code, failures, 0
+        self.release = threading.Event()
+
+    def ListGames(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.calls += 1
+        if self.calls <= self.failures:
+            context.abort(self.code, "try again")
+        return referee_pb2.ListGamesResponse(server_version="flaky")
+
+    def NewGame(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.release.wait(30)
+        return referee_pb2.NewGameResponse()
+
+
+def _serve(servicer: referee_pb2_grpc.RefereeServiceServicer) -> tuple[grpc.Server, str]:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    referee_pb2_grpc.add_RefereeServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    return server, f"127.0.0.1:{port}"
+
+
+def test_unavailable_is_retried() -> None:
+    flaky = _Flaky(grpc.StatusCode.UNAVAILABLE, failures=2)
+    server, address = _serve(flaky)
+    try:
+        with Client(address) as c:
+            assert c.list_games() == []
+        assert flaky.calls == 3
+    finally:
+        server.stop(None)
+
+
+def test_unavailable_gives_up_after_max_attempts() -> None:
+    flaky = _Flaky(grpc.StatusCode.UNAVAILABLE, failures=10)
+    server, address = _serve(flaky)
+    try:
+        with Client(address, max_attempts=3) as c, pytest.raises(RefereeError) as info:
+            c.list_games()
+        assert info.value.code == grpc.StatusCode.UNAVAILABLE
+        assert flaky.calls == 3
+    finally:
+        server.stop(None)
+
+
+def test_other_errors_are_not_retried() -> None:
+    flaky = _Flaky(grpc.StatusCode.INTERNAL, failures=1)
+    server, address = _serve(flaky)
+    try:
+        with Client(address) as c, pytest.raises(RefereeError) as info:
+            c.list_games()
+        assert info.value.code == grpc.StatusCode.INTERNAL
+        assert flaky.calls == 1
+    finally:
+        server.stop(None)
+
+
+def test_every_call_has_a_deadline() -> None:
+    flaky = _Flaky(grpc.StatusCode.OK, failures=0)
+    server, address = _serve(flaky)
+    try:
+        with Client(address, timeout=0.3) as c, pytest.raises(RefereeError) as info:
+            c.new_game(config("earl_of_coventry"))
+        assert info.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    finally:
+        flaky.release.set()
+        server.stop(None)
+
+
+def test_no_server_is_unavailable() -> None:
+    with Client("127.0.0.1:1", max_attempts=2) as c, pytest.raises(RefereeError) as info:
+        c.list_games()
+    assert info.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+# ---------------------------------------------------------------- sealed states
+
+
+def test_a_sealing_server_gets_its_tokens_back(sealing_server: ServerThread) -> None:
+    with Client(sealing_server.address) as c:
+        started = c.new_game(config("earl_of_coventry", seats=3), SEED)
+        assert started.game.sealed and started.game.state is None
+        assert started.game.credentials and len(started.game.credentials.seats) == 3
+        played = run_game(
+            c, config("earl_of_coventry", seats=3), seed=SEED, bot_for=RandomBot, out=io.StringIO()
+        )
+    assert played.game.sealed and played.game.state is None
+    assert played.game.finished
+
+
+def test_require_sealed_games_are_played_with_credentials(strict_server: ServerThread) -> None:
+    with Client(strict_server.address) as c:
+        out = io.StringIO()
+        played = run_game(c, config("earl_of_coventry", seats=4), bot_for=EagerBot, out=out)
+        assert played.game.sealed and played.game.finished, out.getvalue()
+        assert "matches the commitment" in out.getvalue()
+
+        started = c.new_game(config("earl_of_coventry", seats=3))
+        game = started.game
+        action = c.legal_actions(game)[0]
+        assert action.actor.WhichOneof("kind") == "seat" and not action.actor.credential
+        turn = action.actor.seat
+        own = c.view(game, seat(turn)).view.earl_of_coventry.seats[turn]
+        assert own.hand_visible and own.hand
+        # A player holding another seat's credential only cannot act for this one.
+        other = game.with_credentials(game.credentials.only_seat((turn + 1) % 3))
+        with pytest.raises(RefereeError) as info:
+            c.apply(other, action)
+        assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert info.value.reason == "SEAT_CREDENTIAL_INVALID"
+        assert c.apply(game.with_credentials(game.credentials.only_seat(turn)), action).accepted
+        with pytest.raises(RefereeError) as info:
+            c.new_game(config("earl_of_coventry"), SEED)
+        assert info.value.reason == "CLIENT_SEED_REFUSED"
+
+
+def test_a_bot_that_breaks_the_rules_is_a_game_error(client: Client) -> None:
+    class Cheat:
+        def choose(self, actions: Any, view: Any) -> referee_pb2.Action:
+            a = referee_pb2.Action()
+            a.CopyFrom(actions[0])
+            a.earl_of_coventry.play.call = "wrong words"
+            return a
+
+    with pytest.raises(GameError, match="VERDICT_PENALIZED"):
+        run_game(
+            client,
+            config("earl_of_coventry"),
+            seed=SEED,
+            bot_for=lambda s: Cheat(),
+            out=io.StringIO(),
+        )

@@ -1,0 +1,65 @@
+"""The README's client quickstarts are the runnable quickstart files, and they run."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+from ..server_thread import ServerThread
+from . import test_go, test_typescript
+from .conftest import CLIENTS, ROOT, run
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def block(language: str, containing: str) -> str:
+    blocks = [b for b in re.findall(rf"```{language}\n(.*?)```", README, re.S) if containing in b]
+    assert len(blocks) == 1, f"one {language} block with {containing!r} in the README"
+    return blocks[0]
+
+
+def lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def assert_in_file(snippet: str, path: str) -> None:
+    """The snippet, with its literal address as the variable ``address``, is in the file."""
+    want = lines(snippet.replace('"localhost:50051"', "address"))
+    have = lines((CLIENTS / path).read_text(encoding="utf-8"))
+    starts = [i for i, line in enumerate(have) if line == want[0]]
+    assert any(have[i : i + len(want)] == want for i in starts), f"README snippet not in {path}"
+
+
+def test_python_quickstart_runs(server: ServerThread) -> None:
+    code = block("python", "from referee.client import").replace("localhost:50051", server.address)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    assert re.match(r"winners: \[\d+", out.getvalue()), out.getvalue()
+
+
+def test_typescript_quickstart_runs(server: ServerThread) -> None:
+    assert_in_file(block("ts", "RefereeClient"), "typescript/src/examples/quickstart.ts")
+    test_typescript._ready()
+    build = run(["npm", "run", "build"], cwd=test_typescript.TS)
+    assert build.returncode == 0, build.stdout + build.stderr
+    result = run(
+        ["node", "dist/src/examples/quickstart.js"],
+        cwd=test_typescript.TS,
+        env={"REFEREE_ADDRESS": server.address},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("winners: ["), result.stdout
+
+
+def test_go_quickstart_runs(server: ServerThread) -> None:
+    assert_in_file(block("go", "referee.Dial"), "go/cmd/quickstart/main.go")
+    test_go._vendor()
+    result = run(
+        ["go", "run", "./cmd/quickstart"],
+        cwd=test_go.GO,
+        env={**test_go.ENV, "REFEREE_ADDRESS": server.address},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("winners: ["), result.stdout
