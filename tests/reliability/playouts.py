@@ -13,8 +13,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from referee.cards import ECARTE_DECK
 from referee.codec import all_codecs
-from referee.errors import RequestError
 from referee.service import Referee
 from referee.v1 import common_pb2, referee_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
@@ -75,6 +75,13 @@ CONFIGS: tuple[pb.GameConfig, ...] = (
 SPECTATORS = ("ann", "bob")
 
 
+def seats_of(config: pb.GameConfig) -> int:
+    """The number of seats of a configuration (the defaults: 2 for Écarté, 4 for Earl)."""
+    if config.WhichOneof("game") == "ecarte":
+        return config.ecarte.seats or 2
+    return config.earl_of_coventry.seats or 4
+
+
 def canonical(state: pb.GameState) -> bytes:
     return state.SerializeToString(deterministic=True)
 
@@ -131,8 +138,8 @@ def bend(action: pb.Action, state: pb.GameState, rng: random.Random) -> pb.Actio
         bent.actor.seat = (bent.actor.seat + rng.randrange(1, seats)) % seats
     elif choice == 1 and game == "earl_of_coventry" and bent.earl_of_coventry.HasField("play"):
         bent.earl_of_coventry.play.call = rng.choice(["", "Snip!", bent.earl_of_coventry.play.call])
-    elif choice == 2:
-        card = rng.randrange(52)
+    elif choice == 2:  # any card of the game's pack (most are not in hand, or not playable)
+        card = rng.choice(ECARTE_DECK) if game == "ecarte" else rng.randrange(52)
         target = bent.ecarte if game == "ecarte" else bent.earl_of_coventry
         target.play.card.suit = card // 13 + 1  # type: ignore[assignment]
         target.play.card.rank = card % 13 + 1  # type: ignore[assignment]
@@ -182,14 +189,8 @@ def playout(
             break
         action = pick(legal, rng)
         if rng.random() < off_script:
-            bent = bend(action, state, rng)
-            try:
-                reply = ref.apply_action(pb.ApplyActionRequest(state=state, action=bent))
-                action = bent
-            except RequestError:  # e.g. a card that is not in the Écarté pack
-                reply = ref.apply_action(pb.ApplyActionRequest(state=state, action=action))
-        else:
-            reply = ref.apply_action(pb.ApplyActionRequest(state=state, action=action))
+            action = bend(action, state, rng)
+        reply = ref.apply_action(pb.ApplyActionRequest(state=state, action=action))
         game.steps.append(Step(state, action, reply, legal))
         state = reply.state
     return game

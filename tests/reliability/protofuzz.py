@@ -316,7 +316,7 @@ def mutate_site(site: Site, draw: Draw) -> None:
 
 def swap_cards(state: Message, draw: Draw) -> bool:
     """Exchange one card between two seats' hands (cards stay unique: only the deal is
-    wrong). Earl of Coventry hands are 52-bit masks, Écarté hands card-code bytes."""
+    wrong). Hands are card sets: 52-bit masks, bit ``code`` for each card held."""
     game = state.WhichOneof("game")  # type: ignore[attr-defined]
     if game is None:
         return False
@@ -324,20 +324,19 @@ def swap_cards(state: Message, draw: Draw) -> bool:
     if len(seats) < 2:
         return False
     a, b = draw(st.permutations(range(len(seats))))[:2]
-    if game == "earl_of_coventry":
-        ha, hb = seats[a].hand, seats[b].hand
-        if not ha or not hb:
-            return False
-        ca, cb = ha & -ha, hb & -hb  # the lowest card of each
-        seats[a].hand, seats[b].hand = ha ^ ca | cb, hb ^ cb | ca
-        return True
-    ha, hb = bytearray(seats[a].hand), bytearray(seats[b].hand)
+    ha, hb = seats[a].hand, seats[b].hand
     if not ha or not hb:
         return False
-    i, j = draw(st.integers(0, len(ha) - 1)), draw(st.integers(0, len(hb) - 1))
-    ha[i], hb[j] = hb[j], ha[i]
-    seats[a].hand, seats[b].hand = bytes(sorted(ha)), bytes(sorted(hb))
+    ca = _nth_bit(ha, draw(st.integers(0, ha.bit_count() - 1)))
+    cb = _nth_bit(hb, draw(st.integers(0, hb.bit_count() - 1)))
+    seats[a].hand, seats[b].hand = ha ^ ca | cb, hb ^ cb | ca
     return True
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    for _ in range(n):
+        mask &= mask - 1
+    return mask & -mask
 
 
 def mutate(msg: Message, draw: Draw, max_mutations: int = 3) -> list[str]:

@@ -77,6 +77,7 @@ class RefereeProcess:
         )
         self.keep_ids = keep_ids
         self.rpcs: Counter[tuple[str, str]] = Counter()
+        self.by_worker: Counter[int] = Counter()
         self.by_id: dict[str, str] = {}
         self.events: list[dict[str, Any]] = []
         self.problems: list[str] = []
@@ -103,6 +104,7 @@ class RefereeProcess:
             with self._cond:
                 if entry.get("event") == "rpc":
                     self.rpcs[(entry["method"], entry["status"])] += 1
+                    self.by_worker[int(entry.get("worker", 0))] += 1
                     if self.keep_ids:
                         self.by_id[entry["request_id"]] = entry["status"]
                 else:
