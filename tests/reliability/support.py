@@ -78,7 +78,8 @@ class RefereeProcess:
         self.keep_ids = keep_ids
         self.rpcs: Counter[tuple[str, str]] = Counter()
         self.by_worker: Counter[int] = Counter()
-        self.by_id: dict[str, str] = {}
+        self.by_id: dict[str, str] = {}  # request id -> status
+        self.pid_of: dict[str, int] = {}  # request id -> the process that logged it
         self.events: list[dict[str, Any]] = []
         self.problems: list[str] = []
         self._cond = threading.Condition()
@@ -107,6 +108,7 @@ class RefereeProcess:
                     self.by_worker[int(entry.get("worker", 0))] += 1
                     if self.keep_ids:
                         self.by_id[entry["request_id"]] = entry["status"]
+                        self.pid_of[entry["request_id"]] = int(entry.get("pid", 0))
                 else:
                     self.events.append(entry)
                 if entry.get("level") in ("error", "critical", "exception"):
