@@ -62,6 +62,8 @@ class EarlOfCoventryCodec:
     def __init__(self) -> None:
         # Decoded configurations by their serialized form (checked once each).
         self._configs: dict[bytes, EarlConfig] = {}
+        # The same, for the configurations of states: written out canonically only.
+        self._state_configs: dict[bytes, EarlConfig] = {}
         # Encoded actions of LegalActions, by rules action.
         self._actions: dict[EarlAction, referee_pb2.Action] = {}
         # Encoded configurations, by the id of the (live, cached) configuration object.
@@ -105,6 +107,25 @@ class EarlOfCoventryCodec:
         self._configs[key] = config
         return config
 
+    def _state_config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
+        """The configuration of a state, which must be written out as the referee writes
+        it (every option explicit; 0 stands for a default in a GameConfig only): one
+        state has one encoding, hence one hash, and ``encode_successor`` may keep it."""
+        key = c.SerializeToString(deterministic=True)
+        config = self._state_configs.get(key)
+        if config is None:
+            config = self._config(c, path)
+            canonical = pb.EarlOfCoventryConfig()
+            self._encode_config(config, canonical)
+            if canonical.SerializeToString(deterministic=True) != key:
+                raise InvalidInput.one(
+                    path, "must have every option written out, as in the states the referee returns"
+                )
+            if len(self._state_configs) >= _CACHE_LIMIT:
+                self._state_configs.clear()
+            self._state_configs[key] = config
+        return config
+
     def _encode_config(self, config: EarlConfig, out: pb.EarlOfCoventryConfig) -> None:
         out.seats = config.seats
         if config.first_dealer is not None:
@@ -122,7 +143,7 @@ class EarlOfCoventryCodec:
     def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EarlState:
         path = f"{path}.earl_of_coventry"
         s = msg.earl_of_coventry
-        config = self._config(s.config, f"{path}.config")
+        config = self._state_config(s.config, f"{path}.config")
         check_enum(s.phase, range(1, 4), f"{path}.phase", "phase")
         check_enum(s.current_rank, range(0, 14), f"{path}.current_rank", "rank")
         seats = s.seats

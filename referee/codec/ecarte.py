@@ -98,6 +98,8 @@ class EcarteCodec:
     def __init__(self) -> None:
         # Decoded configurations by their serialized form (checked once each).
         self._configs: dict[bytes, EcarteConfig] = {}
+        # The same, for the configurations of states: written out canonically only.
+        self._state_configs: dict[bytes, EcarteConfig] = {}
 
     # ------------------------------------------------------------ config
 
@@ -138,6 +140,25 @@ class EcarteCodec:
         self._configs[key] = config
         return config
 
+    def _state_config(self, c: pb.EcarteConfig, path: str) -> EcarteConfig:
+        """The configuration of a state, which must be written out as the referee writes
+        it (every option explicit; 0 stands for a default in a GameConfig only): one
+        state has one encoding, hence one hash, and ``encode_successor`` may keep it."""
+        key = c.SerializeToString(deterministic=True)
+        config = self._state_configs.get(key)
+        if config is None:
+            config = self._config(c, path)
+            canonical = pb.EcarteConfig()
+            self._encode_config(config, canonical)
+            if canonical.SerializeToString(deterministic=True) != key:
+                raise InvalidInput.one(
+                    path, "must have every option written out, as in the states the referee returns"
+                )
+            if len(self._state_configs) >= _CONFIG_CACHE_LIMIT:
+                self._state_configs.clear()
+            self._state_configs[key] = config
+        return config
+
     def _encode_config(self, config: EcarteConfig, out: pb.EcarteConfig) -> None:
         out.seats = config.seats
         if config.first_dealer is not None:
@@ -157,7 +178,7 @@ class EcarteCodec:
     def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EcarteState:
         path = f"{path}.ecarte"
         s = msg.ecarte
-        config = self._config(s.config, f"{path}.config")
+        config = self._state_config(s.config, f"{path}.config")
         check_enum(s.phase, range(1, 7), f"{path}.phase", "phase")
         check_enum(s.trump, range(1, 5), f"{path}.trump", "suit")
         n = config.seats

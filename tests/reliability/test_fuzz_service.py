@@ -23,7 +23,7 @@ from referee.v1 import referee_pb2 as pb
 from ..ops.helpers import long_replay
 from . import protofuzz
 from .conftest import scaled
-from .playouts import REJECTED, Game, replay_request, state_hash, verify_apply
+from .playouts import CONFIGS, REJECTED, Game, replay_request, state_hash, verify_apply
 from .support import (
     CLIENT_ERRORS,
     MAX_MESSAGE_BYTES,
@@ -35,6 +35,9 @@ from .support import (
 )
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
+CONFIGS_DEFAULT = {
+    c.WhichOneof("game"): c for c in CONFIGS if not c.ListFields()[0][1].ListFields()
+}
 
 
 @pytest.fixture(scope="module")
@@ -218,6 +221,41 @@ def test_legal_actions_for_the_table_in_ecarte_is_invalid_argument(
     request.actor.table.SetInParent()
     result, _ = outcome(calls, "LegalActions", request)
     assert result == "INVALID_ARGUMENT:actor"
+
+
+@pytest.mark.parametrize(
+    ("game_id", "option"),
+    [
+        ("ecarte", "vole_multiplier"),
+        ("ecarte", "wager_limit"),
+        ("ecarte", ""),
+        ("earl_of_coventry", "seats"),
+        ("earl_of_coventry", "starting_counters"),
+        ("earl_of_coventry", ""),
+    ],
+)
+def test_a_state_carries_its_configuration_written_out(
+    calls: dict[str, Callable[..., Any]], pool: list[Game], game_id: str, option: str
+) -> None:
+    """Regression (found by fuzz/state_decoder.py): a state whose configuration left an
+    option at 0 (its default, as a GameConfig may) was accepted. One state then had
+    several encodings and hashes, and its successors kept the odd encoding (the
+    incremental encoder copies what did not change): their hashes were not Replay's."""
+    game = next(g for g in pool if g.game_id == game_id and g.config == CONFIGS_DEFAULT[game_id])
+    step = game.steps[0]
+    request = pb.ApplyActionRequest(state=step.state, action=step.action)
+    config = getattr(request.state, game_id).config
+    if option:
+        config.ClearField(option)
+    else:
+        getattr(request.state, game_id).ClearField("config")
+    assert outcome(calls, "ApplyAction", request)[0] == f"INVALID_ARGUMENT:state.{game_id}.config"
+    assert (
+        outcome(calls, "ApplyAction", pb.ApplyActionRequest(state=step.state, action=step.action))[
+            0
+        ]
+        == "OK"
+    )
 
 
 # ------------------------------------------------------------------ huge fields
