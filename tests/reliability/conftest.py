@@ -29,7 +29,7 @@ def pool() -> list[Game]:
 
 @pytest.fixture(scope="module")
 def plain_server() -> Iterator[RefereeProcess]:
-    server = RefereeProcess()
+    server = RefereeProcess(keep_ids=True)
     yield server
     try:
         server.assert_healthy()

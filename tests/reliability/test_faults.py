@@ -268,12 +268,13 @@ def _killed_client(server: RefereeProcess, size: int) -> None:
 @dataclass
 class PlayLoad:
     """Threads playing real games (every RPC), each call with its own request id and its
-    answer checked; an UNAVAILABLE call is retried (every RPC is idempotent) until the
-    server is told to stop (``terminating``)."""
+    answer checked; a failed call is retried (every RPC is idempotent) until the server
+    is told to stop (``terminating``); then the first failure ends a thread."""
 
     server: RefereeProcess
     clients: int = 4
     terminating: threading.Event = field(default_factory=threading.Event)
+    stopped: threading.Event = field(default_factory=threading.Event)
     # request id, method, status, whether the server was terminating when it ended
     results: list[tuple[str, str, str, bool]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -331,7 +332,7 @@ class PlayLoad:
             def call(method: str, request: Message) -> Any:
                 return self._call(calls, client, method, request)
 
-            while not self.terminating.is_set():
+            while not self.stopped.is_set():
                 config = rng.choice(CONFIGS)
                 first = call("NewGame", pb.NewGameRequest(config=config, seed=rng.randbytes(32)))
                 if first is None:
@@ -364,6 +365,7 @@ class PlayLoad:
 
     def finish(self) -> None:
         self.terminating.set()
+        self.stopped.set()
         for t in self._threads:
             t.join(TIMEOUT)
             assert not t.is_alive()
@@ -373,7 +375,9 @@ class PlayLoad:
 
 
 def test_a_worker_killed_then_sigterm_under_a_load_of_real_games() -> None:
-    server = RefereeProcess("--workers", "2", "--grace-seconds", "10", keep_ids=True)
+    server = RefereeProcess(
+        "--workers", "2", "--grace-seconds", "10", "--drain-delay-seconds", "1", keep_ids=True
+    )
     load = PlayLoad(server)
     try:
         pids = server.worker_pids()
@@ -404,6 +408,7 @@ def test_a_worker_killed_then_sigterm_under_a_load_of_real_games() -> None:
     # retry waiting for a server that has left runs out of time.
     assert set(running) <= {"OK", "UNAVAILABLE"}, running
     assert set(stopping) <= {"OK", "UNAVAILABLE", "CANCELLED", "DEADLINE_EXCEEDED"}, stopping
+    assert stopping["OK"] >= 100, stopping  # served through the drain delay
     # No call the server finished is lost: each answer logged OK reached its client,
     # except on the worker killed (it may have logged answers it then could not send).
     answered = {rid for rid, _, code, _ in load.results if code == "OK"}
