@@ -8,6 +8,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from referee.games.base import InvalidInput
 
 ERROR_DOMAIN = "referee.v1"
+MAX_FIELD_VIOLATIONS = 10  # named in a BadRequest (the message counts every one)
+MAX_DETAIL_CHARS = 300  # of a field path or a description
 
 
 class RequestError(Exception):
@@ -32,10 +34,20 @@ class RequestError(Exception):
     @classmethod
     def from_invalid(cls, error: InvalidInput) -> RequestError:
         br = error_details_pb2.BadRequest()
-        for v in error.violations:
-            br.field_violations.add(field=v.field, description=v.description)
+        # The details travel in a trailer: gRPC clients refuse metadata over 8 KiB (by
+        # default, at random between 8 and 16 KiB), so a request with hundreds of faults
+        # (a bytes field of bad card codes) would come back RESOURCE_EXHAUSTED. The first
+        # few faults are named; the message counts them all.
+        for v in error.violations[:MAX_FIELD_VIOLATIONS]:
+            br.field_violations.add(
+                field=v.field[:MAX_DETAIL_CHARS], description=v.description[:MAX_DETAIL_CHARS]
+            )
         first = error.violations[0] if error.violations else None
-        message = f"invalid {first.field}: {first.description}" if first else "invalid request"
+        message = (
+            f"invalid {first.field[:MAX_DETAIL_CHARS]}: {first.description[:MAX_DETAIL_CHARS]}"
+            if first
+            else "invalid request"
+        )
         if len(error.violations) > 1:
             message += f" (and {len(error.violations) - 1} more)"
         return cls(grpc.StatusCode.INVALID_ARGUMENT, message, bad_request=br)

@@ -43,4 +43,14 @@ def tally() -> Iterator[Counter[str]]:
     """Outcomes seen by a module's tests (printed with -s, for docs/reliability.md)."""
     seen: Counter[str] = Counter()
     yield seen
-    print("\n" + ", ".join(f"{k}={v}" for k, v in sorted(seen.items())))
+    by_code: Counter[str] = Counter()
+    details: dict[str, set[str]] = {}
+    for key, n in seen.items():
+        head, _, detail = key.partition(":")
+        by_code[head] += n
+        if detail:
+            details.setdefault(head, set()).add(detail)
+    for head, n in sorted(by_code.items()):
+        kinds = f" ({len(details[head])} distinct fields/reasons)" if head in details else ""
+        print(f"\n  {head}: {n}{kinds}", end="")
+    print()

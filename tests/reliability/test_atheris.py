@@ -23,7 +23,7 @@ from .conftest import scaled
 ROOT = repository_root()
 TARGET = ROOT / "fuzz" / "state_decoder.py"
 CORPUS = ROOT / "fuzz" / "corpus" / "state_decoder"
-RUNS = scaled(300_000)
+RUNS = scaled(600_000)
 
 
 def test_the_seed_corpus_is_made_of_states_the_referee_accepts() -> None:
@@ -86,6 +86,6 @@ def test_service_requests_short_fuzz_run(tmp_path: Path) -> None:
     _short_run(
         ROOT / "fuzz" / "service_requests.py",
         ROOT / "fuzz" / "corpus" / "service_requests",
-        scaled(150_000),
+        scaled(300_000),
         tmp_path,
     )

@@ -140,7 +140,7 @@ def test_altered_tokens_are_refused(
     """Any change to a token (a bit, a byte, its length, its version, its key id) is
     INVALID_ARGUMENT with a STATE_SEAL_* reason; the unchanged token is served."""
 
-    @settings(max_examples=scaled(800))
+    @settings(max_examples=scaled(1500))
     @given(st.data())
     def run(data: st.DataObject) -> None:
         game, i = _pick(pool, data.draw)
@@ -194,7 +194,7 @@ def test_validly_sealed_garbage_is_invalid_argument(
     mutated state: the state inside is checked like a plain one."""
     seen: Counter[str] = Counter()
 
-    @settings(max_examples=scaled(800))
+    @settings(max_examples=scaled(1500))
     @given(st.data())
     def run(data: st.DataObject) -> None:
         game, i = _pick(pool, data.draw)
@@ -231,7 +231,7 @@ def test_require_sealed_with_mutated_requests_and_credentials(
     allowed = CLIENT_ERRORS | {grpc.StatusCode.PERMISSION_DENIED}
     seen: Counter[str] = Counter()
 
-    @settings(max_examples=scaled(800))
+    @settings(max_examples=scaled(1500))
     @given(st.data())
     def run(data: st.DataObject) -> None:
         game, i = _pick(pool, data.draw)

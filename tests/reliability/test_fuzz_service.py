@@ -109,7 +109,7 @@ def test_random_messages_on_every_rpc(
     """Any message of the request type: any fields, any oneof case, enums and integers
     out of range, empty, huge and non-ASCII strings and bytes, huge repeated fields."""
 
-    @settings(max_examples=scaled(250))
+    @settings(max_examples=scaled(500))
     @given(protofuzz.messages(REQUEST_TYPES[method]))
     def run(request: Message) -> None:
         result, _ = outcome(calls, method, request)
@@ -184,7 +184,7 @@ def test_mutated_real_requests(
     LegalActions offers are accepted."""
     seen: Counter[str] = Counter()
 
-    @settings(max_examples=scaled(800))
+    @settings(max_examples=scaled(2000))
     @given(st.data())
     def run(data: st.DataObject) -> None:
         request = real_request(method, pool, data.draw)
@@ -256,6 +256,26 @@ def test_a_state_carries_its_configuration_written_out(
         ]
         == "OK"
     )
+
+
+def test_a_request_with_hundreds_of_faults_gets_its_invalid_argument(
+    calls: dict[str, Callable[..., Any]], pool: list[Game]
+) -> None:
+    """Regression (found by the mutation fuzzer): 164 bad card codes in a state made a
+    BadRequest of 165 field violations, a 10 KB trailer that gRPC clients refuse (at
+    random above 8 KiB): the client got RESOURCE_EXHAUSTED instead of the error."""
+    game = next(g for g in pool if g.game_id == "earl_of_coventry")
+    request = pb.LegalActionsRequest(state=game.steps[3].state)
+    request.state.earl_of_coventry.played = b"K" * 164
+    for _ in range(20):  # the client's refusal was random: never, now
+        with pytest.raises(grpc.RpcError) as caught:
+            calls["LegalActions"](request, timeout=10)
+        err = caught.value
+        assert err.code() == grpc.StatusCode.INVALID_ARGUMENT, err.details()
+        assert "(and 164 more)" in (err.details() or "")
+        trailers = dict(err.trailing_metadata() or ())  # type: ignore[attr-defined]
+        assert len(trailers["grpc-status-details-bin"]) < 4096
+    assert check_error(err) == "INVALID_ARGUMENT:state.earl_of_coventry.played"
 
 
 # ------------------------------------------------------------------ huge fields

@@ -85,7 +85,7 @@ def test_a_body_that_does_not_parse_is_invalid_argument(
 def test_random_bodies_on_every_method(
     channel: grpc.Channel, plain_server: RefereeProcess, tally: Counter[str]
 ) -> None:
-    @settings(max_examples=scaled(600))
+    @settings(max_examples=scaled(1500))
     @given(
         path=st.sampled_from(PATHS),
         body=st.one_of(st.binary(max_size=300), protofuzz.wire_garbage()),
