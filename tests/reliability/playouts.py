@@ -12,6 +12,7 @@ import hashlib
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.cards import ECARTE_DECK
 from referee.codec import all_codecs
@@ -229,3 +230,40 @@ def verify_apply(
         assert reply.state.parent_hash == state_hash(sent)
         assert reply.state.rules_version == sent.rules_version
         assert reply.state.seed == sent.seed
+
+
+def _sent_state(state: pb.GameState) -> pb.GameState:
+    """The state as the server reads it (unknown fields dropped)."""
+    copy = pb.GameState()
+    copy.CopyFrom(state)
+    copy.DiscardUnknownFields()
+    return copy
+
+
+def verify(method: str, request: Any, reply: Any) -> None:
+    """An OK answer is a whole answer, consistent with the request."""
+    if method == "ApplyAction":
+        verify_apply(request, reply)
+    elif method == "ViewState":
+        sent = _sent_state(request.state)
+        assert reply.state_hash == state_hash(sent)
+        assert reply.view.version == sent.version
+        assert reply.view.rules_version == sent.rules_version
+        assert reply.view.seed_commitment == hashlib.sha256(sent.seed).digest()
+    elif method == "LegalActions":
+        game = request.state.WhichOneof("game")
+        assert all(a.WhichOneof("game") == game for a in reply.actions)
+    elif method == "NewGame":
+        assert reply.state_hash == state_hash(reply.state)
+        assert reply.state.version == 0 and not reply.state.parent_hash
+        assert len(reply.views) == len(request.views)
+        assert reply.seed_commitment == hashlib.sha256(reply.state.seed).digest()
+        if request.seed:
+            assert reply.state.seed == request.seed
+    elif method == "Replay":
+        assert [s.index for s in reply.steps] == list(range(len(request.actions)))
+        assert reply.final_hash == state_hash(reply.final_state)
+        last = reply.steps[-1].state_hash if reply.steps else reply.initial_hash
+        assert last == reply.final_hash
+    else:
+        assert {g.id for g in reply.games} == {"ecarte", "earl_of_coventry"}

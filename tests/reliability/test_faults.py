@@ -34,9 +34,18 @@ from referee.v1 import referee_pb2 as pb
 
 from ..ops.helpers import long_replay, sample, scrape, wait_until
 from .conftest import scaled
-from .playouts import CONFIGS, REJECTED, Game, bend, pick, replay_request, seats_of, state_hash
+from .playouts import (
+    CONFIGS,
+    REJECTED,
+    Game,
+    bend,
+    pick,
+    replay_request,
+    seats_of,
+    state_hash,
+    verify,
+)
 from .support import TIMEOUT, RefereeProcess, caller
-from .test_fuzz_service import verify
 
 MAX_CONCURRENT = 64
 
