@@ -6,6 +6,7 @@ fields), plus garbage that looks like protobuf wire format."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -54,12 +55,14 @@ RULES_VERSIONS = (
 )
 
 
+@cache
 def integers(ftype: int) -> st.SearchStrategy[int]:
     lo, hi = _RANGES[ftype]
     edges = sorted({v for e in _EDGES for v in (e, -e, lo, hi, hi - 1) if lo <= v <= hi})
     return st.one_of(st.sampled_from(edges), st.integers(lo, hi))
 
 
+@cache
 def enum_numbers(field: FieldDescriptor) -> st.SearchStrategy[int]:
     """Any int32: the declared values, their neighbours, and far out of range."""
     assert field.enum_type is not None
@@ -76,6 +79,7 @@ def _times(unit: Any, n: int) -> Any:
 _UTF8 = st.characters(codec="utf-8")  # any code point that UTF-8 encodes (no surrogates)
 
 
+@cache
 def texts() -> st.SearchStrategy[str]:
     return st.one_of(
         st.just(""),
@@ -86,6 +90,7 @@ def texts() -> st.SearchStrategy[str]:
     )
 
 
+@cache
 def binaries() -> st.SearchStrategy[bytes]:
     return st.one_of(
         st.just(b""),
@@ -96,6 +101,7 @@ def binaries() -> st.SearchStrategy[bytes]:
     )
 
 
+@cache
 def scalars(field: FieldDescriptor) -> st.SearchStrategy[Any]:
     t = field.type
     if t == F.TYPE_BOOL:
@@ -140,6 +146,7 @@ def _messages(desc: Descriptor, depth: int) -> st.SearchStrategy[Message]:
     return build()
 
 
+@cache
 def _element(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
     if field.type == F.TYPE_MESSAGE:
         return messages(field.message_type, depth + 1)

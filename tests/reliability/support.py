@@ -53,6 +53,9 @@ class RefereeProcess:
         self, *args: str, env: dict[str, str] | None = None, keep_ids: bool = False
     ) -> None:
         self.args = args
+        if not any(a.startswith("--workers") for a in args):
+            # One process: a crash ends the server (no sibling worker answers health).
+            args = ("--workers", "1", *args)
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -74,6 +77,7 @@ class RefereeProcess:
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            preexec_fn=die_with_parent,
         )
         self.keep_ids = keep_ids
         self.rpcs: Counter[tuple[str, str]] = Counter()
@@ -162,6 +166,19 @@ class RefereeProcess:
                     )
                 self._cond.wait(left)
 
+    def wait_ids(self, ids: list[str], timeout: float = TIMEOUT) -> None:
+        """Until the log has a line for each request id (``keep_ids``)."""
+        assert self.keep_ids
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not all(i in self.by_id for i in ids):
+                left = deadline - time.monotonic()
+                if self._closed or left <= 0:
+                    raise AssertionError(
+                        f"no log line for {[i for i in ids if i not in self.by_id]}"
+                    )
+                self._cond.wait(left)
+
     def mark(self) -> int:
         with self._cond:
             return len(self.events)
@@ -207,6 +224,15 @@ class RefereeProcess:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(TIMEOUT)
+
+
+def die_with_parent() -> None:
+    """In a child process: SIGTERM when the test process dies, however it dies (Linux),
+    so that no server outlives an interrupted test run."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
 
 
 def rss_kib(pid: int) -> int:

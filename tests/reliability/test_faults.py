@@ -45,7 +45,7 @@ from .playouts import (
     state_hash,
     verify,
 )
-from .support import TIMEOUT, RefereeProcess, caller
+from .support import TIMEOUT, RefereeProcess, caller, die_with_parent
 
 MAX_CONCURRENT = 64
 
@@ -262,6 +262,7 @@ def _killed_client(server: RefereeProcess, size: int) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        preexec_fn=die_with_parent,
     )
     try:
         assert proc.stdout is not None

@@ -25,7 +25,8 @@ from .support import CLIENT_OPTIONS, RefereeProcess, rss_kib
 
 CALLS = scaled(100_000)
 WARM_UP = CALLS // 5  # RSS is taken as the base once this many calls are answered
-CHANNELS = 4  # connections (the kernel spreads them over the workers)
+CHANNELS_PER_WORKER = 2  # connections (the kernel spreads them over the workers by hash)
+CHANNELS = 2 * CHANNELS_PER_WORKER
 PLAYERS_PER_CHANNEL = 6
 MAX_SECONDS = 280.0  # a bound, not a target: the run ends on its count long before
 MAX_GROWTH = 0.10
@@ -51,7 +52,7 @@ class Soak:
 
 @pytest.fixture(scope="module")
 def soak_server() -> Iterator[RefereeProcess]:
-    server = RefereeProcess("--workers", "2")
+    server = RefereeProcess("--workers", "2", keep_ids=True)
     yield server
     server.close()
 
@@ -130,9 +131,33 @@ async def _watch(server: RefereeProcess, soak: Soak, started: float) -> None:
     soak.rss.append((soak.calls, {pid: rss_kib(pid) for pid in pids.values()}))
 
 
-async def _run(server: RefereeProcess, soak: Soak) -> None:
+async def balanced_channels(server: RefereeProcess) -> list[grpc.aio.Channel]:
+    """CHANNELS_PER_WORKER connections to each worker. The kernel picks a worker for each
+    new connection by a hash (4 connections all land on one worker 1 time in 8): open
+    connections, ask the log which worker served each one's first call, keep what is
+    needed."""
     options = [*CLIENT_OPTIONS, ("grpc.use_local_subchannel_pool", 1)]
-    channels = [grpc.aio.insecure_channel(server.address, options=options) for _ in range(CHANNELS)]
+    by_worker: dict[int, list[grpc.aio.Channel]] = {w: [] for w in server.worker_pids()}
+    spare: list[grpc.aio.Channel] = []
+    pid_to_worker = {pid: w for w, pid in server.worker_pids().items()}
+    for i in range(64):
+        if all(len(chs) >= CHANNELS_PER_WORKER for chs in by_worker.values()):
+            break
+        ch = grpc.aio.insecure_channel(server.address, options=options)
+        probe = f"probe-{id(ch)}-{i}"
+        stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+        await stub.ListGames(pb.ListGamesRequest(), metadata=(("x-request-id", probe),))
+        await asyncio.to_thread(server.wait_ids, [probe])
+        chs = by_worker[pid_to_worker[server.pid_of[probe]]]
+        (chs if len(chs) < CHANNELS_PER_WORKER else spare).append(ch)
+    for ch in spare:
+        await ch.close()
+    assert all(len(chs) == CHANNELS_PER_WORKER for chs in by_worker.values()), by_worker
+    return [ch for chs in by_worker.values() for ch in chs]
+
+
+async def _run(server: RefereeProcess, soak: Soak) -> None:
+    channels = await balanced_channels(server)
     started = time.monotonic()
     try:
         stubs = [referee_pb2_grpc.RefereeServiceStub(ch) for ch in channels]  # type: ignore[no-untyped-call]
@@ -202,8 +227,7 @@ def test_the_same_calls_again_and_again_leave_nothing_behind(
 
 
 async def _repeat(server: RefereeProcess, requests: list[pb.ApplyActionRequest], n: int) -> None:
-    options = [*CLIENT_OPTIONS, ("grpc.use_local_subchannel_pool", 1)]
-    channels = [grpc.aio.insecure_channel(server.address, options=options) for _ in range(CHANNELS)]
+    channels = await balanced_channels(server)
     stubs = [referee_pb2_grpc.RefereeServiceStub(ch) for ch in channels]  # type: ignore[no-untyped-call]
     counter = iter(range(n))
 
