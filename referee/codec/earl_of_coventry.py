@@ -66,6 +66,8 @@ class EarlOfCoventryCodec:
         self._state_configs: dict[bytes, EarlConfig] = {}
         # Encoded actions of LegalActions, by rules action.
         self._actions: dict[EarlAction, referee_pb2.Action] = {}
+        # Decoded actions, by their serialized form.
+        self._decoded: dict[bytes, EarlAction] = {}
         # Encoded configurations, by the id of the (live, cached) configuration object.
         self._config_messages: dict[int, tuple[EarlConfig, pb.EarlOfCoventryConfig]] = {}
 
@@ -276,11 +278,24 @@ class EarlOfCoventryCodec:
     # ------------------------------------------------------------ actions
 
     def decode_action(self, msg: referee_pb2.Action, state: EarlState, path: str) -> EarlAction:
+        # Actions repeat (a few hundred distinct ones per configuration): decode each once.
+        key = msg.SerializeToString(deterministic=True)
+        action = self._decoded.get(key)
+        if action is None:
+            action = self._decode_action(msg, path)
+            if len(self._decoded) >= _CACHE_LIMIT:
+                self._decoded.clear()
+            self._decoded[key] = action
+        actor = action.actor
+        if actor.kind is ActorKind.SEAT and actor.seat >= state.config.seats:
+            raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")
+        return action
+
+    def _decode_action(self, msg: referee_pb2.Action, path: str) -> EarlAction:
+        """The rules action of a message, checked on its own (not against a state)."""
         if not msg.HasField("actor"):
             raise InvalidInput.one(f"{path}.actor", "is required")
         actor = decode_actor(msg.actor, f"{path}.actor")
-        if actor.kind is ActorKind.SEAT and actor.seat >= state.config.seats:
-            raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")
         if actor.kind is ActorKind.SPECTATOR:
             raise InvalidInput.one(f"{path}.actor.spectator", "Earl of Coventry has no spectators")
         a = msg.earl_of_coventry
