@@ -46,6 +46,7 @@ MAX_SEATS = 13
 DEFAULT_MAX_VIEWS = 32
 REQUEST_ID_KEY = "x-request-id"
 DEFAULT_MAX_REPLAY_ACTIONS = 100_000
+MAX_VERSION = 2**64 - 1  # GameState.version is a uint64
 
 _VERDICT_NAMES = {1: "accepted", 2: "rejected", 3: "penalized"}
 
@@ -193,6 +194,8 @@ class Referee:
         seed = msg.seed
         if len(seed) != SEED_BYTES:
             raise invalid(f"{path}.seed", f"must be {SEED_BYTES} bytes")
+        if msg.version >= MAX_VERSION:  # its successor's version would not fit in a uint64
+            raise invalid(f"{path}.version", f"must be less than {MAX_VERSION}")
         entropy = msg.seat_entropy
         self._check_entropy(entropy, MAX_SEATS, f"{path}.seat_entropy")
         msg.DiscardUnknownFields()

@@ -24,7 +24,14 @@ from referee.v1 import referee_pb2 as pb
 from . import protofuzz
 from .conftest import scaled
 from .playouts import REJECTED, Game, state_hash
-from .support import CLIENT_ERRORS, METHODS, RefereeProcess, caller, check_error
+from .support import (
+    CLIENT_ERRORS,
+    MAX_MESSAGE_BYTES,
+    METHODS,
+    RefereeProcess,
+    caller,
+    check_error,
+)
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 SEAL_REASONS = {
@@ -93,6 +100,8 @@ def send(
     try:
         reply = calls[method](request, timeout=30)
     except grpc.RpcError as err:
+        if request.ByteSize() > MAX_MESSAGE_BYTES:
+            allowed |= {grpc.StatusCode.RESOURCE_EXHAUSTED}
         return check_error(err, allowed), None
     return "OK", reply
 
