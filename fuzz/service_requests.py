@@ -27,7 +27,7 @@ with atheris.instrument_imports(include=["referee"], exclude=["referee.v1"]):
 
     from referee.codec import all_codecs
     from referee.errors import RequestError
-    from referee.service import Limits, Referee
+    from referee.service import LAST_VERSION, Limits, Referee
     from referee.v1 import common_pb2
     from referee.v1 import referee_pb2 as pb
 
@@ -59,6 +59,8 @@ def check(request: object, reply: object) -> None:
             raise AssertionError("a successor is not version + 1 of the state sent")
     elif isinstance(reply, pb.LegalActionsResponse) and reply.actions:
         assert isinstance(request, pb.LegalActionsRequest)
+        if request.state.version == LAST_VERSION:
+            return  # the end of every game: nothing may be applied to it
         for action in reply.actions[:4]:
             after = REFEREE.apply_action(pb.ApplyActionRequest(state=request.state, action=action))
             if after.verdict != common_pb2.VERDICT_ACCEPTED:

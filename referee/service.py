@@ -46,7 +46,8 @@ MAX_SEATS = 13
 DEFAULT_MAX_VIEWS = 32
 REQUEST_ID_KEY = "x-request-id"
 DEFAULT_MAX_REPLAY_ACTIONS = 100_000
-MAX_VERSION = 2**64 - 1  # GameState.version is a uint64
+MAX_VERSION = 2**64 - 1  # GameState.version is a uint64: no state has this version
+LAST_VERSION = MAX_VERSION - 1  # the last a state may have: nothing may be applied to it
 
 _VERDICT_NAMES = {1: "accepted", 2: "rejected", 3: "penalized"}
 
@@ -194,8 +195,8 @@ class Referee:
         seed = msg.seed
         if len(seed) != SEED_BYTES:
             raise invalid(f"{path}.seed", f"must be {SEED_BYTES} bytes")
-        if msg.version >= MAX_VERSION:  # its successor's version would not fit in a uint64
-            raise invalid(f"{path}.version", f"must be less than {MAX_VERSION}")
+        if msg.version > LAST_VERSION:
+            raise invalid(f"{path}.version", f"must be at most {LAST_VERSION}")
         entropy = msg.seat_entropy
         self._check_entropy(entropy, MAX_SEATS, f"{path}.seat_entropy")
         msg.DiscardUnknownFields()
@@ -378,6 +379,9 @@ class Referee:
         opened = self.open_state(request.state, request.sealed_state)
         codec = opened.codec
         rules = codec.rules
+        if opened.msg.version >= LAST_VERSION:
+            where = "sealed_state" if opened.sealed else "state"
+            raise invalid(f"{where}.version", f"is the last ({LAST_VERSION}): no action may follow")
         if not request.HasField("action"):
             raise invalid("action", "is required")
         game = request.action.WhichOneof("game")

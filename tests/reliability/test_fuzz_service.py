@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.service import LAST_VERSION
 from referee.v1 import common_pb2
 from referee.v1 import referee_pb2 as pb
 
@@ -163,6 +164,9 @@ def test_mutated_real_requests(
             action = reply.actions[data.draw(st.integers(0, len(reply.actions) - 1))]
             applied = pb.ApplyActionRequest(state=request.state, action=action)
             result, after = outcome(calls, "ApplyAction", applied)
+            if request.state.version == LAST_VERSION:  # the end of every game
+                assert result == "INVALID_ARGUMENT:state.version"
+                return
             assert result == "OK" and after.verdict == common_pb2.VERDICT_ACCEPTED, (
                 result,
                 after and after.violations,
@@ -246,21 +250,34 @@ def test_a_state_of_the_largest_version_is_invalid_argument(
 ) -> None:
     """Regression (found by the mutation fuzzer at 20,000 examples): a state of version
     2**64 - 1 (a uint64's largest) was accepted; ApplyAction then failed to write its
-    successor's version and answered INTERNAL."""
+    successor's version and answered INTERNAL. Now no state has that version, and none
+    follows the last one (2**64 - 2): it may be viewed, but nothing applied to it."""
     step = next(g for g in pool if g.game_id == "ecarte").steps[0]
-    state = pb.GameState()
-    state.CopyFrom(step.state)
-    state.version = 2**64 - 1
-    request: Message
+    request: Any
     if method == "ApplyAction":
-        request = pb.ApplyActionRequest(state=state, action=step.action)
+        request = pb.ApplyActionRequest(state=step.state, action=step.action)
     elif method == "LegalActions":
-        request = pb.LegalActionsRequest(state=state)
+        request = pb.LegalActionsRequest(state=step.state)
     else:
-        request = pb.ViewStateRequest(state=state, viewer=common_pb2.Viewer(seat=0))
+        request = pb.ViewStateRequest(state=step.state, viewer=common_pb2.Viewer(seat=0))
+    request.state.version = 2**64 - 1
     assert outcome(calls, method, request)[0] == "INVALID_ARGUMENT:state.version"
-    request.state.version = 2**64 - 2  # type: ignore[attr-defined]  # the largest with a successor
-    assert outcome(calls, method, request)[0] == "OK"
+    request.state.version = LAST_VERSION
+    last = "INVALID_ARGUMENT:state.version" if method == "ApplyAction" else "OK"
+    assert outcome(calls, method, request)[0] == last
+    request.state.version = LAST_VERSION - 1
+    result, reply = outcome(calls, method, request)
+    assert result == "OK"
+    if method == "ApplyAction":  # the last state, made by the referee, is one it reads
+        assert reply.state.version == LAST_VERSION
+        assert (
+            outcome(
+                calls,
+                "ViewState",
+                pb.ViewStateRequest(state=reply.state, viewer=common_pb2.Viewer(seat=0)),
+            )[0]
+            == "OK"
+        )
 
 
 # ------------------------------------------------------------------ huge fields
