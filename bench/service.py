@@ -4,13 +4,16 @@ same machine, in one run, both loaded by h2load (Debian `nghttp2-client`).
 
     python bench/service.py [--seconds 10] [--games earl_of_coventry ecarte]
 
-For each game: a realistic mid-game ApplyAction request (with the acting seat's view),
-served by `referee serve --workers 1` (production logging: one JSON line per call, to a
-file) and by the no-op server (grpc.aio, same protobuf types, a prepared response of the
+For each game, two realistic mid-game ApplyAction requests (a state and a legal action;
+the same with the acting seat's view, as a bot would ask), each served by
+`referee serve --workers 1` (production logging: one JSON line per call, to a file)
+and by the no-op server (grpc.aio, same protobuf types, a prepared response of the
 same size). Each server is pinned to one core and h2load to the other (taskset), so the
-server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams;
-half load: the same clients at half the saturated rate (h2load --rps). Latency
-percentiles come from h2load's per-request log.
+server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams
+(64 calls in flight, so latency there is queueing: Little's law); half load: 4
+connections x 1 stream paced at half the saturated rate (h2load --rps). Latency
+percentiles come from h2load's per-request log; the server's CPU time per call (all its
+threads, from /proc) is measured over the saturated run.
 """
 
 from __future__ import annotations
@@ -45,6 +48,13 @@ class Load:
     p90: float
     p99: float
     errors: int
+    cpu_us: float = 0.0  # server CPU time per call (all its threads), microseconds
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -89,13 +99,14 @@ asyncio.run(main())
 
 
 def h2load(port: int, body: Path, seconds: float, rps: float | None, log: Path) -> Load:
+    log.unlink(missing_ok=True)
     cmd = [
         *pinned(0),
         "h2load",
         f"--duration={seconds:g}",
         "--warm-up-time=2",
         f"--clients={CONNECTIONS}",
-        f"--max-concurrent-streams={STREAMS}",
+        f"--max-concurrent-streams={STREAMS if rps is None else 1}",
         "--header=content-type: application/grpc",
         "--header=te: trailers",
         f"--data={body}",
@@ -116,8 +127,10 @@ def h2load(port: int, body: Path, seconds: float, rps: float | None, log: Path) 
     return Load(rate, q[49], q[89], q[98], failed)
 
 
-def measure(game: str, seconds: float, work: Path) -> dict[str, Load]:
+def measure(game: str, seconds: float, work: Path, views: bool) -> dict[str, Load]:
     request = apply_request(game)
+    if not views:
+        del request.views[:]
     data = request.SerializeToString()
     body = work / f"{game}.body"
     body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
@@ -147,17 +160,30 @@ def measure(game: str, seconds: float, work: Path) -> dict[str, Load]:
             server = subprocess.Popen([*pinned(1), *cmd], stdout=log, stderr=log)
         try:
             wait_for_port(port)
-            full = h2load(port, body, seconds, None, work / "h2.log")
-            half = h2load(port, body, seconds, full.rps / 2, work / "h2.log")
+            before = cpu_seconds(server.pid)
+            started = time.monotonic()
+            full = h2load(port, body, seconds, None, work / "h2-full.log")
+            # h2load runs `seconds` plus a 2 s warm-up at the same rate.
+            calls = full.rps * (time.monotonic() - started)
+            full.cpu_us = (cpu_seconds(server.pid) - before) / calls * 1e6
+            half = h2load(port, body, seconds, full.rps / 2, work / "h2-half.log")
             results[f"{name} saturated"] = full
             results[f"{name} half load"] = half
         finally:
             server.terminate()
             server.wait(30)
-    print(f"\n{game}: request {len(data)} bytes, response {response.stat().st_size} bytes")
-    print(f"{'':22} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    what = "with the actor's view" if views else "state and action"
+    print(
+        f"\n{game}, ApplyAction {what}: request {len(data)} bytes, "
+        f"response {response.stat().st_size} bytes"
+    )
+    print(
+        f"{'':22} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}"
+        f" {'CPU us/call':>12}"
+    )
     for label, r in results.items():
-        print(f"{label:22} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}")
+        cpu = f"{r.cpu_us:12.0f}" if r.cpu_us else ""
+        print(f"{label:22} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
     ratio = results["referee saturated"].rps / results["no-op saturated"].rps
     print(f"ratio referee / no-op at saturation: {ratio:.2f}")
     return results
@@ -177,7 +203,8 @@ def main() -> None:
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
-            measure(game, args.seconds, Path(tmp))
+            for views in (False, True):
+                measure(game, args.seconds, Path(tmp), views)
 
 
 if __name__ == "__main__":
