@@ -165,10 +165,20 @@ class _Immediate:
         self.error = self.critical = self.exception = writer.urgent
 
 
+_WRITERS: list[LineWriter] = []
+
+
+def flush() -> None:
+    """Write out buffered lines now (before ``os._exit``, which skips ``atexit``)."""
+    for writer in _WRITERS:
+        writer.flush()
+
+
 def _writer_factory(stream: TextIO, buffered: bool) -> Any:
     if not buffered:
         return structlog.WriteLoggerFactory(stream)
     writer = LineWriter(stream)
+    _WRITERS[:] = [writer]
     rpc, other = _Buffered(writer), _Immediate(writer)
     return lambda name=None, *_: rpc if name == RPC_LOGGER else other
 

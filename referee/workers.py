@@ -427,6 +427,7 @@ class Supervisor:
         except BaseException:
             log.exception("child_crashed", child=child.name)
         finally:
+            logs.flush()  # os._exit skips atexit: the last per-RPC lines first
             os._exit(code)
 
     def _become(self, child: _Child) -> None:

@@ -231,3 +231,22 @@ def test_sigterm_under_load_drains_without_failing_a_call(served: Callable[..., 
     stopped = server.events("referee_stopped")
     assert sorted(e["worker"] for e in stopped) == [0, 1]
     assert server.find("supervisor_stopped", exit_code=0) is not None
+
+
+def test_every_rpc_line_is_written_before_the_workers_exit(
+    served: Callable[..., Served],
+) -> None:
+    """Per-RPC log lines are buffered (referee/logs.py): every one of them still reaches
+    the log of a multi-worker server that is stopped right after its calls."""
+    server = served("--workers", "2")
+    started = server.wait_for("supervisor_started")
+    server.wait_for("supervisor_ready")
+    ids = [f"flush-check-{i}" for i in range(40)]
+    with grpc.insecure_channel(f"127.0.0.1:{started['port']}") as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        for request_id in ids:
+            stub.ListGames(pb.ListGamesRequest(), metadata=(("x-request-id", request_id),))
+    assert server.terminate() == 0
+    server.wait_for("supervisor_stopped")
+    logged = {e.get("request_id") for e in server.events("rpc")}
+    assert set(ids) <= logged
