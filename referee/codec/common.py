@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from google.protobuf.message import Message
 
 from referee.games.base import (
     Actor,
@@ -26,8 +28,75 @@ CARD_MESSAGES: tuple[cards_pb2.Card, ...] = tuple(
 )
 """The Card message of each card code, built once (copied into responses)."""
 
+CACHE_LIMIT = 4096
+"""Entries of each codec cache (decoded configurations, actions ...); cleared when full."""
+
 MAX_CALL_LENGTH = 1000
 MAX_SPECTATOR_ID_LENGTH = 128
+
+
+Config = TypeVar("Config")
+ConfigMessage = TypeVar("ConfigMessage", bound=Message)
+
+
+class ConfigDecoder(Generic[Config, ConfigMessage]):
+    """Configurations decoded once per distinct message (they are few and immutable).
+
+    ``build(message, path)`` makes and checks one (zero fields standing for defaults);
+    ``encode(config, message)`` writes one out with every option explicit."""
+
+    def __init__(
+        self,
+        build: Callable[[ConfigMessage, str], Config],
+        encode: Callable[[Config, ConfigMessage], None],
+    ) -> None:
+        self._build = build
+        self._encode = encode
+        self._configs: dict[bytes, Config] = {}
+        self._state_configs: dict[bytes, Config] = {}
+        self._messages: dict[int, tuple[Config, ConfigMessage]] = {}
+
+    def config(self, message: ConfigMessage, path: str) -> Config:
+        """The configuration of a GameConfig (NewGame, Replay): zero means the default."""
+        key = message.SerializeToString(deterministic=True)
+        config = self._configs.get(key)
+        if config is None:
+            config = self._build(message, path)
+            if len(self._configs) >= CACHE_LIMIT:
+                self._configs.clear()
+            self._configs[key] = config
+        return config
+
+    def state_config(self, message: ConfigMessage, path: str) -> Config:
+        """The configuration of a state, which must be written out as the referee writes
+        it (every option explicit; 0 stands for a default in a GameConfig only): one
+        state has one encoding, hence one hash, and ``encode_successor`` may keep it."""
+        key = message.SerializeToString(deterministic=True)
+        config = self._state_configs.get(key)
+        if config is None:
+            config = self.config(message, path)
+            canonical = type(message)()
+            self._encode(config, canonical)
+            if canonical.SerializeToString(deterministic=True) != key:
+                raise InvalidInput.one(
+                    path, "must have every option written out, as in the states the referee returns"
+                )
+            if len(self._state_configs) >= CACHE_LIMIT:
+                self._state_configs.clear()
+            self._state_configs[key] = config
+        return config
+
+    def encoded(self, config: Config, message: ConfigMessage) -> None:
+        """Write ``config`` into ``message`` (a copy of its encoding, made once per
+        configuration object; the entry keeps the object alive, so its id stays its own)."""
+        entry = self._messages.get(id(config))
+        if entry is None or entry[0] is not config:
+            made = type(message)()
+            self._encode(config, made)
+            if len(self._messages) >= CACHE_LIMIT:
+                self._messages.clear()
+            entry = self._messages[id(config)] = (config, made)
+        message.CopyFrom(entry[1])
 
 
 def card_code(card: cards_pb2.Card, path: str) -> int:

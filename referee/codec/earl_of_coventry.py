@@ -9,8 +9,10 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from referee.cards import FULL_MASK
 from referee.codec.common import (
+    CACHE_LIMIT,
     CARD_MESSAGES,
     MAX_CALL_LENGTH,
+    ConfigDecoder,
     add_cards,
     card_code,
     check_enum,
@@ -52,29 +54,22 @@ from referee.games.earl_of_coventry.state import (
 from referee.v1 import earl_of_coventry_pb2 as pb
 from referee.v1 import referee_pb2
 
-_CACHE_LIMIT = 4096
-
 
 class EarlOfCoventryCodec:
     game_id = "earl_of_coventry"
     rules = RULES
 
     def __init__(self) -> None:
-        # Decoded configurations by their serialized form (checked once each).
-        self._configs: dict[bytes, EarlConfig] = {}
-        # The same, for the configurations of states: written out canonically only.
-        self._state_configs: dict[bytes, EarlConfig] = {}
+        self._configs = ConfigDecoder(self._build_config, self._encode_config)
         # Encoded actions of LegalActions, by rules action.
         self._actions: dict[EarlAction, referee_pb2.Action] = {}
         # Decoded actions, by their serialized form.
         self._decoded: dict[bytes, EarlAction] = {}
-        # Encoded configurations, by the id of the (live, cached) configuration object.
-        self._config_messages: dict[int, tuple[EarlConfig, pb.EarlOfCoventryConfig]] = {}
 
     # ------------------------------------------------------------ config
 
     def decode_config(self, msg: referee_pb2.GameConfig, path: str) -> EarlConfig:
-        return self._config(msg.earl_of_coventry, f"{path}.earl_of_coventry")
+        return self._configs.config(msg.earl_of_coventry, f"{path}.earl_of_coventry")
 
     def seat_count_of_config(self, config: EarlConfig) -> int:
         return config.seats
@@ -82,11 +77,7 @@ class EarlOfCoventryCodec:
     def seat_count(self, state: EarlState) -> int:
         return state.config.seats
 
-    def _config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
-        key = c.SerializeToString(deterministic=True)
-        cached = self._configs.get(key)
-        if cached is not None:
-            return cached
+    def _build_config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
         check_enum(c.call_style, range(0, 5), f"{path}.call_style", "call style")
         check_enum(c.scoring, range(0, 4), f"{path}.scoring", "scoring")
         config = EarlConfig(
@@ -104,28 +95,6 @@ class EarlOfCoventryCodec:
             config.check()
         except InvalidInput as e:
             raise e.prefixed(path) from None
-        if len(self._configs) >= _CACHE_LIMIT:
-            self._configs.clear()
-        self._configs[key] = config
-        return config
-
-    def _state_config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
-        """The configuration of a state, which must be written out as the referee writes
-        it (every option explicit; 0 stands for a default in a GameConfig only): one
-        state has one encoding, hence one hash, and ``encode_successor`` may keep it."""
-        key = c.SerializeToString(deterministic=True)
-        config = self._state_configs.get(key)
-        if config is None:
-            config = self._config(c, path)
-            canonical = pb.EarlOfCoventryConfig()
-            self._encode_config(config, canonical)
-            if canonical.SerializeToString(deterministic=True) != key:
-                raise InvalidInput.one(
-                    path, "must have every option written out, as in the states the referee returns"
-                )
-            if len(self._state_configs) >= _CACHE_LIMIT:
-                self._state_configs.clear()
-            self._state_configs[key] = config
         return config
 
     def _encode_config(self, config: EarlConfig, out: pb.EarlOfCoventryConfig) -> None:
@@ -145,7 +114,7 @@ class EarlOfCoventryCodec:
     def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EarlState:
         path = f"{path}.earl_of_coventry"
         s = msg.earl_of_coventry
-        config = self._state_config(s.config, f"{path}.config")
+        config = self._configs.state_config(s.config, f"{path}.config")
         check_enum(s.phase, range(1, 4), f"{path}.phase", "phase")
         check_enum(s.current_rank, range(0, 14), f"{path}.current_rank", "rank")
         seats = s.seats
@@ -196,7 +165,7 @@ class EarlOfCoventryCodec:
 
     def encode_state(self, state: EarlState, out: referee_pb2.GameState) -> None:
         s = out.earl_of_coventry
-        self._encode_config(state.config, s.config)
+        self._configs.encoded(state.config, s.config)
         s.phase = state.phase  # type: ignore[assignment]
         s.round = state.round
         s.dealer = state.dealer
@@ -230,7 +199,7 @@ class EarlOfCoventryCodec:
         s = out.earl_of_coventry
         if state.config is not previous.config:
             s.ClearField("config")
-            self._encode_config(state.config, s.config)
+            self._configs.encoded(state.config, s.config)
         if state.phase is not previous.phase:
             s.phase = state.phase  # type: ignore[assignment]
         if state.round != previous.round:
@@ -283,7 +252,7 @@ class EarlOfCoventryCodec:
         action = self._decoded.get(key)
         if action is None:
             action = self._decode_action(msg, path)
-            if len(self._decoded) >= _CACHE_LIMIT:
+            if len(self._decoded) >= CACHE_LIMIT:
                 self._decoded.clear()
             self._decoded[key] = action
         actor = action.actor
@@ -335,7 +304,7 @@ class EarlOfCoventryCodec:
                 a.next_round.SetInParent()
             else:
                 a.end_session.SetInParent()
-            if len(self._actions) >= _CACHE_LIMIT:
+            if len(self._actions) >= CACHE_LIMIT:
                 self._actions.clear()
             self._actions[action] = cached
         out.CopyFrom(cached)
@@ -352,7 +321,7 @@ class EarlOfCoventryCodec:
 
     def encode_view(self, view: EarlView, out: referee_pb2.GameView) -> None:
         v = out.earl_of_coventry
-        v.config.CopyFrom(self._config_message(view.config))
+        self._configs.encoded(view.config, v.config)
         v.phase = view.phase  # type: ignore[assignment]
         if view.round:
             v.round = view.round
@@ -397,17 +366,6 @@ class EarlOfCoventryCodec:
             v.winners.extend(view.winners)
         if view.next_call:
             v.next_call = view.next_call
-
-    def _config_message(self, config: EarlConfig) -> pb.EarlOfCoventryConfig:
-        """The encoded configuration, made once per configuration object."""
-        entry = self._config_messages.get(id(config))
-        if entry is None or entry[0] is not config:
-            message = pb.EarlOfCoventryConfig()
-            self._encode_config(config, message)
-            if len(self._config_messages) >= _CACHE_LIMIT:
-                self._config_messages.clear()
-            entry = self._config_messages[id(config)] = (config, message)
-        return entry[1]
 
     def game_info(self, out: referee_pb2.GameInfo) -> None:
         r = RULES

@@ -16,6 +16,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from referee.cards import ECARTE_MASK, name
 from referee.codec.common import (
     CARD_MESSAGES,
+    ConfigDecoder,
     add_cards,
     card_code,
     check_enum,
@@ -62,7 +63,6 @@ from referee.games.ecarte.state import (
 from referee.v1 import ecarte_pb2 as pb
 from referee.v1 import referee_pb2
 
-_CONFIG_CACHE_LIMIT = 1024
 _SIMPLE_ACTIONS = {
     "propose": ActionKind.PROPOSE,
     "accept": ActionKind.ACCEPT,
@@ -96,15 +96,12 @@ class EcarteCodec:
     rules = RULES
 
     def __init__(self) -> None:
-        # Decoded configurations by their serialized form (checked once each).
-        self._configs: dict[bytes, EcarteConfig] = {}
-        # The same, for the configurations of states: written out canonically only.
-        self._state_configs: dict[bytes, EcarteConfig] = {}
+        self._configs = ConfigDecoder(self._build_config, self._encode_config)
 
     # ------------------------------------------------------------ config
 
     def decode_config(self, msg: referee_pb2.GameConfig, path: str) -> EcarteConfig:
-        return self._config(msg.ecarte, f"{path}.ecarte")
+        return self._configs.config(msg.ecarte, f"{path}.ecarte")
 
     def seat_count_of_config(self, config: EcarteConfig) -> int:
         return config.seats
@@ -112,11 +109,7 @@ class EcarteCodec:
     def seat_count(self, state: EcarteState) -> int:
         return state.config.seats
 
-    def _config(self, c: pb.EcarteConfig, path: str) -> EcarteConfig:
-        key = c.SerializeToString(deterministic=True)
-        cached = self._configs.get(key)
-        if cached is not None:
-            return cached
+    def _build_config(self, c: pb.EcarteConfig, path: str) -> EcarteConfig:
         check_enum(c.packets, range(0, 3), f"{path}.packets", "packets")
         config = EcarteConfig(
             seats=c.seats or MIN_SEATS,
@@ -135,28 +128,6 @@ class EcarteCodec:
             config.check()
         except InvalidInput as e:
             raise e.prefixed(path) from None
-        if len(self._configs) >= _CONFIG_CACHE_LIMIT:
-            self._configs.clear()
-        self._configs[key] = config
-        return config
-
-    def _state_config(self, c: pb.EcarteConfig, path: str) -> EcarteConfig:
-        """The configuration of a state, which must be written out as the referee writes
-        it (every option explicit; 0 stands for a default in a GameConfig only): one
-        state has one encoding, hence one hash, and ``encode_successor`` may keep it."""
-        key = c.SerializeToString(deterministic=True)
-        config = self._state_configs.get(key)
-        if config is None:
-            config = self._config(c, path)
-            canonical = pb.EcarteConfig()
-            self._encode_config(config, canonical)
-            if canonical.SerializeToString(deterministic=True) != key:
-                raise InvalidInput.one(
-                    path, "must have every option written out, as in the states the referee returns"
-                )
-            if len(self._state_configs) >= _CONFIG_CACHE_LIMIT:
-                self._state_configs.clear()
-            self._state_configs[key] = config
         return config
 
     def _encode_config(self, config: EcarteConfig, out: pb.EcarteConfig) -> None:
@@ -178,7 +149,7 @@ class EcarteCodec:
     def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EcarteState:
         path = f"{path}.ecarte"
         s = msg.ecarte
-        config = self._state_config(s.config, f"{path}.config")
+        config = self._configs.state_config(s.config, f"{path}.config")
         check_enum(s.phase, range(1, 7), f"{path}.phase", "phase")
         check_enum(s.trump, range(1, 5), f"{path}.trump", "suit")
         n = config.seats
@@ -236,7 +207,7 @@ class EcarteCodec:
 
     def encode_state(self, state: EcarteState, out: referee_pb2.GameState) -> None:
         s = out.ecarte
-        self._encode_config(state.config, s.config)
+        self._configs.encoded(state.config, s.config)
         s.phase = state.phase  # type: ignore[assignment]
         s.deal = state.deal
         s.dealer = state.dealer
@@ -270,7 +241,7 @@ class EcarteCodec:
         s = out.ecarte
         if state.config is not previous.config:
             s.ClearField("config")
-            self._encode_config(state.config, s.config)
+            self._configs.encoded(state.config, s.config)
         if state.phase is not previous.phase:
             s.phase = state.phase  # type: ignore[assignment]
         if state.deal != previous.deal:
@@ -383,7 +354,7 @@ class EcarteCodec:
 
     def encode_view(self, view: EcarteView, out: referee_pb2.GameView) -> None:
         v = out.ecarte
-        self._encode_config(view.config, v.config)
+        self._configs.encoded(view.config, v.config)
         v.phase = view.phase  # type: ignore[assignment]
         v.deal = view.deal
         v.game = view.game
