@@ -12,7 +12,7 @@ from referee.server import ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
-from .helpers import CONFIG, SEED, InProcess, long_replay, sample, scrape
+from .helpers import CONFIG, SEED, InProcess, long_replay, sample, scrape, wait_until
 
 TOKEN = "metrics-test-token-0123456789"
 
@@ -51,7 +51,15 @@ def test_metrics_after_known_calls() -> None:
             with pytest.raises(grpc.RpcError):  # no token
                 stub.ListGames(pb.ListGamesRequest())
             m.sealed_refusal("TAMPERED")
-            samples = scrape(sock.getsockname()[1])
+            # A call is counted when its handler ends, which may be just after its client
+            # has the answer: wait until all ten are.
+            port = sock.getsockname()[1]
+
+            def counted() -> dict[str, float] | None:
+                now = scrape(port)
+                return now if sample(now, "referee_rpcs_total") >= 10 else None
+
+            samples = wait_until(counted, "every call counted")
     finally:
         m.install(None)
         http.shutdown()

@@ -165,8 +165,11 @@ def test_clients_that_leave_mid_call(fault_server: RefereeProcess, pool: list[Ga
             outcomes["cancelled"] += 1
             return
         except grpc.RpcError as err:
-            assert err.code() == grpc.StatusCode.CANCELLED, err
-            outcomes["CANCELLED"] += 1
+            # CANCELLED, or RESOURCE_EXHAUSTED when the burst outran the server's limit
+            # on concurrent calls (a slow machine): either way a status, nothing half-done.
+            code = err.code()
+            assert code in (grpc.StatusCode.CANCELLED, grpc.StatusCode.RESOURCE_EXHAUSTED), err
+            outcomes[code.name] += 1
             return
         verify(method, request, reply)
         outcomes["OK"] += 1
