@@ -30,7 +30,7 @@ from referee.games.base import (
     ViewerKind,
     Violation,
 )
-from referee.games.earl_of_coventry.calls import CallStyle, CallTable, call_table
+from referee.games.earl_of_coventry.calls import CallStyle, call_table
 from referee.games.earl_of_coventry.state import (
     DEFAULT_COUNTERS,
     DEFAULT_SEATS,
@@ -624,9 +624,6 @@ class EarlOfCoventryRules:
 
     # ------------------------------------------------------------ legality
 
-    def _calls(self, config: EarlConfig) -> CallTable:
-        return call_table(config.call_style, config.couplet_templates)
-
     def legal_actions(self, state: EarlState, actor: Actor | None) -> list[EarlAction]:
         """Every action ``actor`` may take now; ``None``: every seat and the table."""
         if actor is None:
@@ -1028,7 +1025,7 @@ class EarlOfCoventryRules:
         )
         next_call = ""
         if state.phase is Phase.PLAYING and state.run_length:
-            next_call = self._calls(cfg).canonical[state.current_rank][state.run_length]
+            next_call = _actions(cfg).calls.canonical[state.current_rank][state.run_length]
         return EarlView(
             config=cfg,
             phase=state.phase,
