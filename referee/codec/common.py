@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import Message
@@ -215,27 +215,17 @@ def encode_scoreboard(board: Scoreboard, out: common_pb2.Scoreboard) -> None:
         add_group().seats.extend(group)
 
 
-def encode_game_info(
-    info: referee_pb2.GameInfo,
-    *,
-    game_id: str,
-    title: str,
-    rules_version: str,
-    rules_document: str,
-    description: str,
-    min_seats: int,
-    max_seats: int,
-    options: Iterable[OptionSpec],
-    variants: Iterable[VariantSpec],
-) -> None:
-    info.id = game_id
-    info.title = title
-    info.rules_version = rules_version
-    info.rules_document = rules_document
-    info.description = description
-    info.min_seats = min_seats
-    info.max_seats = max_seats
-    for o in options:
+def encode_game_info(info: referee_pb2.GameInfo, rules: Any) -> None:
+    """ListGames' description of one game, from its rules object (``Rules`` protocol)."""
+    info.id = rules.game_id
+    info.title = rules.title
+    info.rules_version = rules.rules_version
+    info.rules_document = rules.rules_document
+    info.description = rules.description
+    info.min_seats = rules.min_seats
+    info.max_seats = rules.max_seats
+    o: OptionSpec
+    for o in rules.options:
         info.options.add(
             name=o.name,
             description=o.description,
@@ -246,7 +236,8 @@ def encode_game_info(
             choices=o.choices,
             rule_id=o.rule_id,
         )
-    for v in variants:
+    v: VariantSpec
+    for v in rules.variants:
         variant = info.variants.add(
             id=v.id, title=v.title, rule_id=v.rule_id, description=v.description
         )

@@ -368,19 +368,7 @@ class EarlOfCoventryCodec:
             v.next_call = view.next_call
 
     def game_info(self, out: referee_pb2.GameInfo) -> None:
-        r = RULES
-        encode_game_info(
-            out,
-            game_id=r.game_id,
-            title=r.title,
-            rules_version=r.rules_version,
-            rules_document=r.rules_document,
-            description=r.description,
-            min_seats=r.min_seats,
-            max_seats=r.max_seats,
-            options=r.options,
-            variants=r.variants,
-        )
+        encode_game_info(out, RULES)
 
 
 def _rank(r: int) -> int:
