@@ -89,12 +89,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-peer", action="store_true", help="Referee's engines only (no OpenSpiel needed)"
+    )
     args = parser.parse_args()
-    print(f"command: python bench/engine.py --seconds {args.seconds:g} --seed {args.seed}")
+    peer = "" if not args.no_peer else " --no-peer"
+    print(f"command: python bench/engine.py --seconds {args.seconds:g} --seed {args.seed}{peer}")
     print(f"python {sys.version.split()[0]}")
     print(f"{'referee game':<20} {'steps/s':>10}   {'openspiel game':<14} {'steps/s':>10}   ratio")
     for ours, run, theirs in PAIRS:
         a = run(args.seconds, args.seed)
+        if args.no_peer:
+            print(f"{ours:<20} {a:>10,.0f}   {theirs:<14} {'-':>10}   -")
+            continue
         b = openspiel(theirs, args.seconds, args.seed)
         print(f"{ours:<20} {a:>10,.0f}   {theirs:<14} {b:>10,.0f}   {a / b:.2f}")
 

@@ -98,13 +98,15 @@ asyncio.run(main())
 """
 
 
-def h2load(port: int, body: Path, seconds: float, rps: float | None, log: Path) -> Load:
+def h2load(
+    port: int, body: Path, seconds: float, warm_up: float, rps: float | None, log: Path
+) -> Load:
     log.unlink(missing_ok=True)
     cmd = [
         *pinned(0),
         "h2load",
         f"--duration={seconds:g}",
-        "--warm-up-time=2",
+        f"--warm-up-time={warm_up:g}",
         f"--clients={CONNECTIONS}",
         f"--max-concurrent-streams={STREAMS if rps is None else 1}",
         "--header=content-type: application/grpc",
@@ -127,7 +129,7 @@ def h2load(port: int, body: Path, seconds: float, rps: float | None, log: Path) 
     return Load(rate, q[49], q[89], q[98], failed)
 
 
-def measure(game: str, seconds: float, work: Path, views: bool) -> dict[str, Load]:
+def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) -> dict[str, Load]:
     request = apply_request(game)
     if not views:
         del request.views[:]
@@ -162,11 +164,11 @@ def measure(game: str, seconds: float, work: Path, views: bool) -> dict[str, Loa
             wait_for_port(port)
             before = cpu_seconds(server.pid)
             started = time.monotonic()
-            full = h2load(port, body, seconds, None, work / "h2-full.log")
-            # h2load runs `seconds` plus a 2 s warm-up at the same rate.
+            full = h2load(port, body, seconds, warm_up, None, work / "h2-full.log")
+            # h2load runs `seconds` plus its warm-up at the same rate.
             calls = full.rps * (time.monotonic() - started)
             full.cpu_us = (cpu_seconds(server.pid) - before) / calls * 1e6
-            half = h2load(port, body, seconds, full.rps / 2, work / "h2-half.log")
+            half = h2load(port, body, seconds, warm_up, full.rps / 2, work / "h2-half.log")
             results[f"{name} saturated"] = full
             results[f"{name} half load"] = half
         finally:
@@ -191,20 +193,21 @@ def measure(game: str, seconds: float, work: Path, views: bool) -> dict[str, Loa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--seconds", type=int, default=10, help="whole seconds (h2load)")
     parser.add_argument("--games", nargs="+", default=["earl_of_coventry", "ecarte"])
+    parser.add_argument("--warm-up", type=int, default=2, help="whole seconds (h2load)")
     args = parser.parse_args()
     if not shutil.which("h2load"):
         sys.exit("h2load not found: apt-get install nghttp2-client")
     print(
-        "command: python bench/service.py --seconds "
-        f"{args.seconds:g} --games {' '.join(args.games)}"
+        f"command: python bench/service.py --seconds {args.seconds:g} "
+        f"--warm-up {args.warm_up:g} --games {' '.join(args.games)}"
     )
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
             for views in (False, True):
-                measure(game, args.seconds, Path(tmp), views)
+                measure(game, args.seconds, args.warm_up, Path(tmp), views)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ APT_PACKAGES=(
   golang-github-golang-protobuf-1-5-dev
   protoc-gen-go
   protoc-gen-go-grpc
+  nghttp2-client  # h2load, for the check that the benchmark scripts run (tests/test_bench.py)
 )
 command -v node >/dev/null || APT_PACKAGES+=(nodejs)
 

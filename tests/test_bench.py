@@ -1,0 +1,58 @@
+"""The benchmark scripts run and print their figures (docs/benchmarks.md): a check that
+they keep working, never a timing. Short runs; the numbers are not compared to anything."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def run(*args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, str(BENCH / args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=BENCH.parent,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("command: python bench/"), result.stdout
+    return result.stdout
+
+
+def test_engine_bench_runs() -> None:
+    out = run("engine.py", "--seconds", "0.2", "--no-peer")
+    for game in ("ecarte", "earl_of_coventry"):
+        assert re.search(rf"^{game}\s+[\d,]+ ", out, re.MULTILINE), out
+
+
+def test_inprocess_bench_runs() -> None:
+    out = run("inprocess.py", "--calls", "20")
+    assert out.count("ApplyAction + actor's view") == 2, out
+
+
+def test_replay_bench_runs_and_agrees_over_the_wire() -> None:
+    # The script asserts that in-process and over-the-wire replays end on the same hash.
+    out = run("replay.py", "--actions", "300", "--rounds", "1")
+    assert re.search(r"^earl_of_coventry\s+300\s", out, re.MULTILINE), out
+
+
+def test_service_bench_runs() -> None:
+    if shutil.which("h2load") is None:
+        pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
+    out = run("service.py", "--seconds", "1", "--warm-up", "1", "--games", "ecarte")
+    assert out.count("ratio referee / no-op at saturation:") == 2, out
+    rows = re.findall(
+        r"^(?:no-op|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)(?:\s+\d+)?$",
+        out,
+        re.MULTILINE,
+    )
+    assert len(rows) == 8, out  # 2 workloads x 2 servers x (saturated, half load)
+    assert all(errors == "0" for _, errors in rows), out
