@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import grpc
 import pytest
@@ -24,6 +20,7 @@ from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
 
+from ..ops.helpers import Served
 from ..server_thread import ServerThread
 
 
@@ -60,66 +57,24 @@ def test_health_goes_not_serving_on_stop() -> None:
     thread.stop()
 
 
-class ServerProcess:
-    """`referee serve --port 0` in a subprocess, its JSON log lines in a queue."""
-
-    def __init__(self, *extra: str) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "referee.cli",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--log-format",
-                "json",
-                "--log-level",
-                "debug",
-                *extra,
-            ],
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-        self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        started = self.wait_for("referee_serving")
-        self.port = int(started["port"])
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            try:
-                self.lines.put(json.loads(line))
-            except json.JSONDecodeError:
-                self.lines.put({"event": "unparsed", "line": line})
-
-    def wait_for(self, event: str, **fields: Any) -> dict[str, Any]:
-        while True:
-            entry = self.lines.get(timeout=60)
-            if entry.get("event") == event and all(entry.get(k) == v for k, v in fields.items()):
-                return entry
-
-
 @pytest.fixture
-def server_process() -> Iterator[ServerProcess]:
-    sp = ServerProcess()
-    yield sp
-    if sp.proc.poll() is None:
-        sp.proc.kill()
-        sp.proc.wait()
+def server_process() -> Iterator[Served]:
+    """`referee serve --port 0` (one process, debug log) with its JSON log lines."""
+    served = Served("--workers", "1", "--log-level", "debug")
+    served.wait_for("referee_serving")
+    yield served
+    served.close()
 
 
-def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: ServerProcess) -> None:
+def port_of(served: Served) -> int:
+    return int(served.wait_for("referee_serving")["port"])
+
+
+def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Served) -> None:
     config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
     # A long Replay: 20,000 actions by a seat that is not on turn (each rejected).
     seed = bytes(32)
-    with grpc.insecure_channel(f"127.0.0.1:{server_process.port}") as ch:
+    with grpc.insecure_channel(f"127.0.0.1:{port_of(server_process)}") as ch:
         stub = referee_pb2_grpc.RefereeServiceStub(ch)
         first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
         s = first.state.earl_of_coventry
@@ -143,7 +98,7 @@ def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Serv
     server_process.wait_for("referee_stopped")
 
 
-def test_cli_version_games_and_health(server_process: ServerProcess) -> None:
+def test_cli_version_games_and_health(server_process: Served) -> None:
     from referee import __version__
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -157,11 +112,11 @@ def test_cli_version_games_and_health(server_process: ServerProcess) -> None:
     assert (
         games.returncode == 0 and "earl_of_coventry" in games.stdout and "C-VAR-7" in games.stdout
     )
-    ok = run("health", "--address", f"127.0.0.1:{server_process.port}")
+    ok = run("health", "--address", f"127.0.0.1:{port_of(server_process)}")
     assert ok.returncode == 0 and "SERVING" in ok.stdout
     server_process.proc.send_signal(signal.SIGTERM)
     assert server_process.proc.wait(timeout=60) == 0
-    down = run("health", "--address", f"127.0.0.1:{server_process.port}", "--timeout", "1")
+    down = run("health", "--address", f"127.0.0.1:{port_of(server_process)}", "--timeout", "1")
     assert down.returncode == 1
 
 
