@@ -20,6 +20,7 @@ from referee.games.ecarte.state import (
     Phase,
     PointsScored,
     SpectatorNet,
+    TrickWon,
     Wager,
     WagerPlaced,
     WagerSettled,
@@ -294,6 +295,29 @@ def test_E_VAR_5_deal_passes_left_and_bonus_goes_to_the_dealers_role() -> None:
     assert (p.seat, p.points, p.payer) == (0, 3, 2)
     assert after.points == (3, 0, 0) and after.chips == (60, 0, -60)
     assert after.dealer == 2 and after.hands[2] == 0
+
+
+def test_E_VAR_5_trick_events_name_the_winner_and_leader_for_every_pair_of_seats() -> None:
+    """E-VAR-5 / E-PLAY-7: à trois any two seats play the deal; the trick event names
+    the right winner and leader for every ordered pair, whatever was played before
+    (same trick, same cards, other seats)."""
+    cfg = EcarteConfig(seats=3)
+    for _ in range(2):  # a second pass meets whatever the first one left behind
+        for dealer in range(3):
+            elder, responder = (dealer + 1) % 3, (dealer + 2) % 3
+            for follow, winner in (("KS", responder), ("7S", elder)):
+                s = build(
+                    "8H 9H JH QH",
+                    f"{follow} 8D 9D JD QD",
+                    "7H",
+                    phase=Phase.TRICKS,
+                    config=cfg,
+                    dealer=dealer,
+                    tricks="9S",
+                )
+                events = ok(s, play(responder, follow)).events
+                (won,) = [e for e in events if isinstance(e, TrickWon)]
+                assert (won.trick, won.seat, won.leader) == (0, winner, elder)
 
 
 def test_E_VAR_5_turned_king_scores_the_dealers_role() -> None:

@@ -947,7 +947,7 @@ class EcarteRules:
         won[winner] += 1
         s.tricks_won = tuple(won)
         s.turn = winner  # E-PLAY-1
-        key = (len(tricks) * 4 + winner * 2 + other) * 4096 + led * 64 + card
+        key = ((len(tricks) * 4 + winner) * 4 + other) * 4096 + led * 64 + card
         trick_won = _TRICK_WON.get(key)
         if trick_won is None:
             trick_won = _TRICK_WON[key] = TrickWon(len(tricks) // 2 - 1, winner, other, (led, card))
