@@ -8,6 +8,7 @@ forks them) or in the only process (``--workers 1``).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import os
 import signal
@@ -231,11 +232,13 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         is_grpc = method.startswith("/grpc.")
         needs_token = self._auth is not None and not self._auth.is_exempt(method)
         if handler.unary_unary is None:
-            # Streaming (reflection): no log line, but authenticated when configured.
+            # Streaming (health Watch, reflection): no log line; a body that does not
+            # parse is refused with INVALID_ARGUMENT; authenticated when configured.
+            tolerant = _tolerant_stream(handler)
             if not needs_token:
-                return None
+                return _Method(tolerant, None, None, False, False)
             return _Method(
-                handler, _refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
+                tolerant, _refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
             )
         short = method.rsplit("/", 1)[-1]
 
@@ -369,8 +372,74 @@ async def _refuse_malformed(request: _Malformed, context: Ctx, request_id: str) 
         metadata={"message_type": request.message_type},
     )
     status = rpc_status.to_status(error.to_status())
-    metadata = (*status.trailing_metadata, (REQUEST_ID_KEY, request_id))
+    metadata = tuple(status.trailing_metadata)
+    if request_id:
+        metadata += ((REQUEST_ID_KEY, request_id),)
     await context.abort(status.code, status.details, metadata)
+
+
+def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
+    """A streaming handler (grpcio's health Watch, reflection) whose request bodies that
+    do not parse end the call with INVALID_ARGUMENT (REQUEST_MALFORMED), where grpcio
+    itself would answer UNKNOWN; everything else is the handler's own behaviour."""
+    deserializer = _tolerant(handler.request_deserializer)
+    serializer = handler.response_serializer
+    if handler.unary_stream is not None:
+        unary: Any = handler.unary_stream  # an aio behaviour (the stubs type sync ones)
+        if inspect.isasyncgenfunction(unary):
+
+            async def unary_gen(request: Any, context: Ctx) -> Any:
+                if request.__class__ is _Malformed:
+                    await _refuse_malformed(request, context, "")
+                async for item in unary(request, context):
+                    yield item
+
+            behaviour: Any = unary_gen
+        else:
+
+            async def unary_writer(request: Any, context: Ctx) -> Any:
+                if request.__class__ is _Malformed:
+                    await _refuse_malformed(request, context, "")
+                return await unary(request, context)
+
+            behaviour = unary_writer
+        return grpc.unary_stream_rpc_method_handler(
+            behaviour, request_deserializer=deserializer, response_serializer=serializer
+        )
+
+    async def checked(requests: Any, context: Ctx) -> Any:
+        async for request in requests:
+            if request.__class__ is _Malformed:
+                await _refuse_malformed(request, context, "")
+            yield request
+
+    if handler.stream_stream is not None:
+        streams: Any = handler.stream_stream
+        if inspect.isasyncgenfunction(streams):
+
+            async def stream_gen(requests: Any, context: Ctx) -> Any:
+                async for item in streams(checked(requests, context), context):
+                    yield item
+
+            behaviour = stream_gen
+        else:
+
+            async def stream_writer(requests: Any, context: Ctx) -> Any:
+                return await streams(checked(requests, context), context)
+
+            behaviour = stream_writer
+        return grpc.stream_stream_rpc_method_handler(
+            behaviour, request_deserializer=deserializer, response_serializer=serializer
+        )
+    assert handler.stream_unary is not None
+    client_stream: Any = handler.stream_unary
+
+    async def stream_unary(requests: Any, context: Ctx) -> Any:
+        return await client_stream(checked(requests, context), context)
+
+    return grpc.stream_unary_rpc_method_handler(
+        stream_unary, request_deserializer=deserializer, response_serializer=serializer
+    )
 
 
 async def _unauthenticated(request: Any, context: Ctx) -> Any:

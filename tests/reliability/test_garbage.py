@@ -14,6 +14,11 @@ import grpc
 import pytest
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2
+from grpc_health.v1.health_pb2 import HealthCheckRequest, HealthCheckResponse
+from grpc_reflection.v1alpha.reflection_pb2 import (
+    ServerReflectionRequest,
+    ServerReflectionResponse,
+)
 from grpc_status import rpc_status
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -130,15 +135,26 @@ def test_streaming_services_refuse_garbage_and_the_server_stays_up(
     channel: grpc.Channel, plain_server: RefereeProcess
 ) -> None:
     """Health Watch and reflection are grpcio's own streaming services: a body that does
-    not parse fails the stream (grpcio answers UNKNOWN there), and nothing else."""
+    not parse ends the stream with INVALID_ARGUMENT (REQUEST_MALFORMED; grpcio alone
+    answers UNKNOWN there), and valid requests are still answered."""
     watch = channel.unary_stream("/grpc.health.v1.Health/Watch")
     with pytest.raises(grpc.RpcError) as err:
         list(watch(b"\xff\xff", timeout=10))
-    assert err.value.code() != grpc.StatusCode.OK
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value.details()
+    assert "grpc.health.v1.HealthCheckRequest" in (err.value.details() or "")
     reflect = channel.stream_stream(
         "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
     )
     with pytest.raises(grpc.RpcError) as err:
         list(reflect(iter([b"\xff\xff"]), timeout=10))
-    assert err.value.code() != grpc.StatusCode.OK
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value.details()
+    # A valid reflection exchange and the first answer of a valid Watch still work.
+    listing = ServerReflectionRequest(list_services="").SerializeToString()
+    (reply,) = list(reflect(iter([listing]), timeout=10))
+    services = ServerReflectionResponse.FromString(reply).list_services_response.service
+    assert "referee.v1.RefereeService" in {s.name for s in services}
+    stream = watch(HealthCheckRequest(service="").SerializeToString(), timeout=10)
+    first = HealthCheckResponse.FromString(next(iter(stream)))
+    assert first.status == HealthCheckResponse.SERVING
+    stream.cancel()
     plain_server.assert_healthy()
