@@ -4,8 +4,15 @@
 # docs/operations.md lists the settings (REFEREE_* variables), docs/deploy.md Kubernetes.
 
 FROM python:3.11.11-slim-bookworm AS build
+# A C compiler for the compiled build (mypyc); this stage is thrown away.
+# libc6-dev follows Debian's security updates, so it is not pinned.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc=4:12.2.0-3 libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
+COPY buildsys ./buildsys
 COPY referee ./referee
 COPY container/build-wheels.sh /usr/local/bin/build-wheels.sh
 RUN build-wheels.sh /wheels /src

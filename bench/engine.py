@@ -16,6 +16,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from workload import build  # bench/ is on sys.path when this script runs
+
 from referee.games.earl_of_coventry.rules import RULES as EARL
 from referee.games.earl_of_coventry.state import EarlConfig, Phase
 from referee.games.ecarte.rules import RULES as ECARTE
@@ -96,6 +98,7 @@ def main() -> None:
     peer = "" if not args.no_peer else " --no-peer"
     print(f"command: python bench/engine.py --seconds {args.seconds:g} --seed {args.seed}{peer}")
     print(f"python {sys.version.split()[0]}")
+    print(f"build: {build()}")
     print(f"{'referee game':<20} {'steps/s':>10}   {'openspiel game':<14} {'steps/s':>10}   ratio")
     for ours, run, theirs in PAIRS:
         a = run(args.seconds, args.seed)

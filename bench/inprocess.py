@@ -14,7 +14,7 @@ import timeit
 from collections.abc import Callable
 from functools import partial
 
-from workload import CONFIGS, REFEREE, SEED, mid_game  # bench/ is on sys.path
+from workload import CONFIGS, REFEREE, SEED, build, mid_game  # bench/ is on sys.path
 
 from referee.v1 import common_pb2
 from referee.v1 import referee_pb2 as pb
@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=5000)
     args = parser.parse_args()
     print(f"command: python bench/inprocess.py --calls {args.calls}")
+    print(f"build: {build()}")
     print(f"{'game':18} {'RPC':36} {'us/call':>8}")
     for game in ("earl_of_coventry", "ecarte"):
         state, action = mid_game(game)

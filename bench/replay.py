@@ -18,7 +18,7 @@ import sys
 import time
 
 import grpc
-from workload import REFEREE, long_log  # bench/ is on sys.path when this script runs
+from workload import REFEREE, build, long_log  # bench/ is on sys.path when this script runs
 
 from referee.v1 import ecarte_pb2, referee_pb2_grpc
 from referee.v1 import referee_pb2 as pb
@@ -38,6 +38,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
     print(f"command: python bench/replay.py --actions {args.actions} --rounds {args.rounds}")
+    print(f"build: {build()}")
     port = free_port()
     server = subprocess.Popen(
         [

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from service import free_port, wait_for_port  # bench/ is on sys.path when this runs
-from workload import apply_request
+from workload import apply_request, build
 
 METHOD = "/referee.v1.RefereeService/ApplyAction"
 
@@ -91,6 +91,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
     print(f"command: python bench/scale.py --calls {args.calls} --seconds {args.seconds:g}")
+    print(f"build: {build()}")
     print(f"cpus: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

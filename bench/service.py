@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from workload import apply_request  # bench/ is on sys.path when this script runs
+from workload import apply_request, build  # bench/ is on sys.path when this script runs
 
 from referee.codec import all_codecs
 from referee.service import Referee
@@ -204,6 +204,7 @@ def main() -> None:
         f"--warm-up {args.warm_up:g} --games {' '.join(args.games)}"
     )
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
+    print(f"build: {build()}")
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
             for views in (False, True):

@@ -61,3 +61,14 @@ def long_log(
         played.append(action)
         state = REFEREE.apply_action(pb.ApplyActionRequest(state=state, action=action)).state
     return pb.ReplayRequest(config=config, seed=SEED, actions=played)
+
+
+def build() -> str:
+    """Which build of the rules core runs: the compiled one (mypyc, as the container
+    ships; ``PYTHONPATH=DIR`` after ``scripts/compile-tree.sh DIR``) or the source."""
+    import referee.games.ecarte.rules as rules
+
+    path = rules.__file__ or ""
+    if path.endswith(".py"):
+        return "interpreted (the source; scripts/compile-tree.sh makes the compiled build)"
+    return f"compiled (mypyc): {path.rsplit('/referee/', 1)[0]}"

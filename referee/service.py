@@ -30,7 +30,7 @@ from referee.codec.common import (
     encode_violations,
 )
 from referee.errors import RequestError, invalid
-from referee.games.base import ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
+from referee.games.base import PUBLIC_VIEWER, ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
 from referee.sealing import (
     SEAL_INVALID,
     TABLE_SEAT,
@@ -357,7 +357,7 @@ class Referee:
             codec, state, response.state, seed=seed, entropy=entropy, version=0, parent=b""
         )
         response.state_hash = self._deliver(data, response)
-        codec.encode_events(rules.redact_events(state, events, Viewer.PUBLIC), response.events)
+        codec.encode_events(rules.redact_events(state, events, PUBLIC_VIEWER), response.events)
         for viewer in viewers:
             self._view(
                 codec, state, viewer, response.views.add(), seed=seed, version=0, events=events
@@ -422,7 +422,7 @@ class Referee:
         events = outcome.events
         if events:
             codec.encode_events(
-                rules.redact_events(outcome.state, events, Viewer.PUBLIC), response.events
+                rules.redact_events(outcome.state, events, PUBLIC_VIEWER), response.events
             )
         for viewer in viewers:
             self._view(
@@ -553,7 +553,7 @@ class Referee:
                 current = state_hash(msg)
                 if include_events:
                     codec.encode_events(
-                        rules.redact_events(state, outcome.events, Viewer.PUBLIC), step.events
+                        rules.redact_events(state, outcome.events, PUBLIC_VIEWER), step.events
                     )
             step.state_hash = current
             if log is not None:

@@ -134,4 +134,19 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         check=True,
     )
     assert str(env_dir) in out.stdout
+    # The image ships the compiled build: the rules core and codecs are extensions.
+    out = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "import referee.games.ecarte.rules as r, referee.codec.common as c;"
+            " print(r.__file__); print(c.__file__)",
+        ],
+        env=run_env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert all(line.endswith(".so") for line in out.stdout.split()), out.stdout
     assert sys.prefix != str(env_dir)

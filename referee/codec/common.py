@@ -9,6 +9,8 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import Message
 
 from referee.games.base import (
+    PUBLIC_VIEWER,
+    TABLE_ACTOR,
     Actor,
     ActorKind,
     FieldViolation,
@@ -119,7 +121,7 @@ def decode_actor(msg: common_pb2.Actor, path: str) -> Actor:
     if kind == "seat":
         return Actor.of_seat(msg.seat)
     if kind == "table":
-        return Actor.TABLE
+        return TABLE_ACTOR
     if kind == "spectator":
         spectator = msg.spectator
         if not spectator or len(spectator) > MAX_SPECTATOR_ID_LENGTH:
@@ -151,7 +153,7 @@ def decode_viewer(msg: common_pb2.Viewer, path: str) -> Viewer:
             )
         return Viewer.of_spectator(spectator)
     if kind == "public":
-        return Viewer.PUBLIC
+        return PUBLIC_VIEWER
     raise InvalidInput.one(path, "must name a seat, a spectator or the public")
 
 

@@ -15,9 +15,9 @@ contract relative to the game's own message (``seats[2].hand``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 
 class Verdict(IntEnum):
@@ -51,8 +51,6 @@ class Actor:
     seat: int = -1
     spectator: str = ""
 
-    TABLE: ClassVar[Actor]
-
     @staticmethod
     def of_seat(seat: int) -> Actor:
         if 0 <= seat < len(_SEAT_ACTORS):
@@ -72,7 +70,7 @@ class Actor:
 
 
 _SEAT_ACTORS = tuple(Actor(ActorKind.SEAT, s) for s in range(16))
-Actor.TABLE = Actor(ActorKind.TABLE)
+TABLE_ACTOR = Actor(ActorKind.TABLE)
 
 
 class ViewerKind(IntEnum):
@@ -89,8 +87,6 @@ class Viewer:
     seat: int = -1
     spectator: str = ""
 
-    PUBLIC: ClassVar[Viewer]
-
     @staticmethod
     def of_seat(seat: int) -> Viewer:
         return Viewer(ViewerKind.SEAT, seat)
@@ -100,7 +96,7 @@ class Viewer:
         return Viewer(ViewerKind.SPECTATOR, -1, spectator)
 
 
-Viewer.PUBLIC = Viewer(ViewerKind.PUBLIC)
+PUBLIC_VIEWER = Viewer(ViewerKind.PUBLIC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +148,6 @@ C_contra = TypeVar("C_contra", contravariant=True)
 V_co = TypeVar("V_co", covariant=True)
 
 
-@dataclass(slots=True)
 class Outcome(Generic[S, E]):
     """The referee's answer to one action.
 
@@ -161,11 +156,27 @@ class Outcome(Generic[S, E]):
     ``redact_events`` before showing them to anyone.
     """
 
-    verdict: Verdict
-    state: S
-    events: list[E] = field(default_factory=list)
-    violations: tuple[Violation, ...] = ()
-    penalties: tuple[Penalty, ...] = ()
+    __slots__ = ("events", "penalties", "state", "verdict", "violations")
+
+    def __init__(
+        self,
+        verdict: Verdict,
+        state: S,
+        events: list[E] | None = None,
+        violations: tuple[Violation, ...] = (),
+        penalties: tuple[Penalty, ...] = (),
+    ) -> None:
+        self.verdict = verdict
+        self.state = state
+        self.events: list[E] = [] if events is None else events
+        self.violations = violations
+        self.penalties = penalties
+
+    def __repr__(self) -> str:
+        return (
+            f"Outcome({self.verdict!r}, {self.state!r}, {self.events!r}, "
+            f"{self.violations!r}, {self.penalties!r})"
+        )
 
 
 # Scores are created on every call: plain slotted dataclasses (frozen ones cost three

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from referee.cards import FULL_MASK, card_list, mask_of, parse
-from referee.games.base import Actor, InvalidInput, Outcome, Verdict
+from referee.games.base import TABLE_ACTOR, Actor, InvalidInput, Outcome, Verdict
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.calls import CallStyle
 from referee.games.earl_of_coventry.state import (
@@ -82,7 +82,7 @@ def seat(s: int) -> Actor:
     return Actor.of_seat(s)
 
 
-TABLE = Actor.TABLE
+TABLE = TABLE_ACTOR
 
 
 def call_for(config: EarlConfig, rank_index: int, position: int) -> str:

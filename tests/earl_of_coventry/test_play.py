@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from referee.cards import RANK_LABELS, RANK_MASKS, card_list, name
-from referee.games.base import Actor, Viewer
+from referee.games.base import PUBLIC_VIEWER, Actor, Viewer
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
     NO_RANK,
@@ -195,16 +195,16 @@ def test_C_PLAY_4_must_play_current_rank_with_position_couplet() -> None:
     state = accepted(state, play(3, "5S", couplet("5", 3))).state
     for wrong in (1, 2, 3):
         assert codes(penalized(state, play(0, "5D", couplet("5", wrong)))) == {"COUPLET_BOTCHED"}
-    assert RULES.view(state, Viewer.PUBLIC).next_call == "And there's the Earl of Coventry."
+    assert RULES.view(state, PUBLIC_VIEWER).next_call == "And there's the Earl of Coventry."
     accepted(state, play(0, "5D", "And there's the Earl of Coventry."))
 
 
 def test_C_PLAY_4_view_shows_the_couplet_due() -> None:
     """C-PLAY-4: the couplet due for the next card of the run, as every view shows it."""
     state = accepted(p1(), play(0, "5C", couplet("5", 1))).state
-    for viewer in (Viewer.PUBLIC, Viewer.of_seat(2), Viewer.of_seat(1)):
+    for viewer in (PUBLIC_VIEWER, Viewer.of_seat(2), Viewer.of_seat(1)):
         assert RULES.view(state, viewer).next_call == couplet("5", 2)
-    assert RULES.view(p1(), Viewer.PUBLIC).next_call == ""  # a lead: any rank
+    assert RULES.view(p1(), PUBLIC_VIEWER).next_call == ""  # a lead: any rank
 
 
 # ---------------------------------------------------------------- C-PLAY-5

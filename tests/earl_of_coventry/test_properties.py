@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import FULL_MASK, RANK_MASKS, card_list
-from referee.games.base import Actor, ActorKind, Outcome, Verdict, Viewer
+from referee.games.base import PUBLIC_VIEWER, Actor, ActorKind, Outcome, Verdict, Viewer
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
     NO_RANK,
@@ -440,7 +440,7 @@ def test_views_hide_other_hands(
     states = list(session(config, seed, rng, noise=0.1, limit=stop))
     state = states[-1]
     n = config.seats
-    viewers = [Viewer.of_seat(s) for s in range(n)] + [Viewer.PUBLIC, Viewer.of_spectator("x")]
+    viewers = [Viewer.of_seat(s) for s in range(n)] + [PUBLIC_VIEWER, Viewer.of_spectator("x")]
     if config.open_hands:
         for viewer in viewers:
             view = RULES.view(state, viewer)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from referee.cards import card_list
-from referee.games.base import InvalidInput, Penalty, Viewer
+from referee.games.base import PUBLIC_VIEWER, InvalidInput, Penalty, Viewer
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
     ActionKind,
@@ -347,7 +347,7 @@ def test_C_VAR_5_custom_templates_replace_the_couplets() -> None:
 
 
 def all_viewers(n: int) -> list[Viewer]:
-    return [Viewer.of_seat(s) for s in range(n)] + [Viewer.PUBLIC, Viewer.of_spectator("x")]
+    return [Viewer.of_seat(s) for s in range(n)] + [PUBLIC_VIEWER, Viewer.of_spectator("x")]
 
 
 @pytest.mark.parametrize("open_hands", [False, True])

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.base import Actor, ActorKind, InvalidInput, Verdict
+from referee.games.base import TABLE_ACTOR, Actor, ActorKind, InvalidInput, Verdict
 from referee.games.ecarte import RULES
+from referee.games.ecarte import rules as rules_module
 from referee.games.ecarte import violations as V
 from referee.games.ecarte.state import (
     ActionKind,
@@ -109,7 +110,6 @@ def test_malformed_actions_are_request_errors() -> None:
     actor) is an error of the request, never a verdict."""
     s = build(E_HAND, D_HAND, "7C", phase=Phase.ELDER_DISCARD)
     cases = [
-        (EcarteAction(seat(ELDER), None), "kind"),  # type: ignore[arg-type]
         (
             EcarteAction(seat(ELDER), ActionKind.DISCARD, cards=(c("7D"), c("7D"))),
             "discard.cards[1]",
@@ -119,7 +119,7 @@ def test_malformed_actions_are_request_errors() -> None:
         (EcarteAction(seat(ELDER), ActionKind.PLAY, 60), "play.card"),
         (EcarteAction(seat(5), ActionKind.PROPOSE), "actor.seat"),
         (EcarteAction(seat(-1), ActionKind.PROPOSE), "actor.seat"),
-        (EcarteAction(Actor.TABLE, ActionKind.PROPOSE), "actor"),
+        (EcarteAction(TABLE_ACTOR, ActionKind.PROPOSE), "actor"),
         (
             EcarteAction(Actor(ActorKind.SPECTATOR, -1, ""), ActionKind.WAGER, seat=0, amount=1),
             "actor.spectator",
@@ -130,6 +130,10 @@ def test_malformed_actions_are_request_errors() -> None:
         ),
         (EcarteAction(Actor.of_spectator("ann"), ActionKind.WAGER, seat=2, amount=1), "wager.seat"),
     ]
+    if rules_module.__file__ and rules_module.__file__.endswith(".py"):
+        # Interpreted, an action without a kind is checked; compiled (mypyc), the typed
+        # attribute itself refuses None (TypeError) before any rule is consulted.
+        cases.append((EcarteAction(seat(ELDER), None), "kind"))  # type: ignore[arg-type]
     for action, field in cases:
         with pytest.raises(InvalidInput) as e:
             RULES.apply(s, action)
@@ -137,7 +141,7 @@ def test_malformed_actions_are_request_errors() -> None:
     with pytest.raises(InvalidInput):
         RULES.legal_actions(s, seat(2))
     with pytest.raises(InvalidInput):
-        RULES.legal_actions(s, Actor.TABLE)
+        RULES.legal_actions(s, TABLE_ACTOR)
 
 
 def test_rejection_returns_the_very_input_state() -> None:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from referee.codec.ecarte import CODEC
-from referee.games.base import Actor, InvalidInput, Viewer
+from referee.games.base import PUBLIC_VIEWER, Actor, InvalidInput, Viewer
 from referee.games.ecarte import RULES
 from referee.games.ecarte.state import ActionKind, EcarteConfig, EcarteState, Packets
 from referee.v1 import cards_pb2, common_pb2, referee_pb2
@@ -65,7 +65,7 @@ def test_states_actions_events_views_round_trip(config: EcarteConfig) -> None:
         successor.CopyFrom(msg)
         CODEC.encode_successor(states[0], state, successor)
         assert successor == msg
-        for viewer in (Viewer.of_seat(0), Viewer.PUBLIC):
+        for viewer in (Viewer.of_seat(0), PUBLIC_VIEWER):
             view = referee_pb2.GameView()
             CODEC.encode_view(RULES.view(state, viewer), view)
             assert view.ecarte.phase == int(state.phase)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from referee.cards import ECARTE_DECK, name
-from referee.games.base import Viewer
+from referee.games.base import PUBLIC_VIEWER, Viewer
 from referee.games.ecarte import RULES
 from referee.games.ecarte import violations as V
 from referee.games.ecarte.state import (
@@ -197,7 +197,7 @@ def test_E_EXCH_8_discards_hidden_from_the_other_player_counts_public() -> None:
     assert mine[ELDER].discards == tuple(sorted(cards("7D 8D")))
     assert mine[DEALER].discards is None and mine[DEALER].discard_count == 1
     assert theirs[ELDER].discards is None and theirs[ELDER].discard_count == 2
-    for viewer in (Viewer.PUBLIC, Viewer.of_spectator("gallery")):
+    for viewer in (PUBLIC_VIEWER, Viewer.of_spectator("gallery")):
         seats = RULES.view(s, viewer).seats
         assert all(x.discards is None and x.hand is None for x in seats)
     ev = RULES.redact_events(s, out.events, Viewer.of_seat(ELDER))

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from referee.games.base import Actor, InvalidInput, Viewer
+from referee.games.base import PUBLIC_VIEWER, Actor, InvalidInput, Viewer
 from referee.games.ecarte import RULES
 from referee.games.ecarte import violations as V
 from referee.games.ecarte.jeux import is_jeu_de_regle
@@ -218,7 +218,7 @@ def test_E_VAR_4_wagers_are_public_and_settled_at_even_money() -> None:
         assert isinstance(out.events[0], WagerPlaced)
         s = out.state
     assert s.wagers == (Wager("ann", 0, 10), Wager("ann", 1, 5), Wager("bob", 1, 7))
-    for viewer in (Viewer.PUBLIC, Viewer.of_spectator("zed"), Viewer.of_seat(0)):
+    for viewer in (PUBLIC_VIEWER, Viewer.of_spectator("zed"), Viewer.of_seat(0)):
         assert RULES.view(s, viewer).wagers == s.wagers
     board = RULES.scoreboard(s)
     assert [(x.spectator, x.net, x.open_wagers) for x in board.spectators] == [
@@ -281,7 +281,7 @@ def test_E_VAR_5_a_trois_dealer_sits_out_right_hand_takes_the_dealers_role() -> 
         first = next(a for a in RULES.legal_actions(s, None) if a.kind is ActionKind.DISCARD)
         s = ok(s, first).state
         assert s.phase is Phase.RESPONDER_DISCARD and s.turn == responder
-        assert RULES.view(s, Viewer.PUBLIC).seats[dealer].sits_out
+        assert RULES.view(s, PUBLIC_VIEWER).seats[dealer].sits_out
 
 
 def test_E_VAR_5_deal_passes_left_and_bonus_goes_to_the_dealers_role() -> None:

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from referee.games.base import InvalidInput, OptionType, Viewer
+from referee.games.base import PUBLIC_VIEWER, InvalidInput, OptionType, Viewer
 from referee.games.ecarte import RULES
 from referee.games.ecarte.state import Dealt, EcarteConfig, Packets, Phase
 from tests.ecarte.helpers import build, cards, mask, ok, play, play_out
@@ -30,7 +30,7 @@ def test_a_seat_sees_its_own_hand_and_public_information() -> None:
 def test_tricks_are_public_with_leaders_and_winners() -> None:
     s = build("7D 8D 9D 7H", "QC JC AC 10H", "7C", phase=Phase.TRICKS, tricks="9S KS")
     s = ok(s, play(DEALER, "10H")).state
-    v = RULES.view(s, Viewer.PUBLIC)
+    v = RULES.view(s, PUBLIC_VIEWER)
     assert [(t.leader, t.cards, t.winner) for t in v.tricks] == [
         (ELDER, tuple(cards("9S KS")), DEALER),
         (DEALER, tuple(cards("10H")), -1),
@@ -45,7 +45,7 @@ def test_dealt_hands_are_redacted_for_everyone_else() -> None:
     for viewer, shown in (
         (Viewer.of_seat(0), (True, False)),
         (Viewer.of_seat(1), (False, True)),
-        (Viewer.PUBLIC, (False, False)),
+        (PUBLIC_VIEWER, (False, False)),
         (Viewer.of_spectator("ann"), (False, False)),
     ):
         (red,) = [e for e in RULES.redact_events(state, events, viewer) if isinstance(e, Dealt)]
@@ -90,7 +90,7 @@ def test_scoreboard_and_winner() -> None:
     after, _ = play_out(s)
     board = RULES.scoreboard(after)
     assert board.finished and board.winners == (DEALER,)
-    assert RULES.view(after, Viewer.PUBLIC).winner == DEALER
+    assert RULES.view(after, PUBLIC_VIEWER).winner == DEALER
     assert RULES.is_over(after)
 
 

@@ -18,7 +18,7 @@ from referee.cards import RANK_MASKS, card_list
 from referee.codec import all_codecs
 from referee.codec.common import decode_viewer
 from referee.codec.earl_of_coventry import CODEC
-from referee.games.base import InvalidInput, Viewer
+from referee.games.base import PUBLIC_VIEWER, InvalidInput
 from referee.games.earl_of_coventry.calls import CallStyle
 from referee.games.earl_of_coventry.rules import RULES
 from referee.games.earl_of_coventry.state import EarlConfig, EarlState, Phase, Scoring
@@ -142,7 +142,7 @@ def test_event_views_do_not_depend_on_hidden_cards(
         outcome = RULES.apply(s, action)
         public = pb.ApplyActionResponse()
         CODEC.encode_events(
-            RULES.redact_events(outcome.state, outcome.events, Viewer.PUBLIC), public.events
+            RULES.redact_events(outcome.state, outcome.events, PUBLIC_VIEWER), public.events
         )
         return [public.SerializeToString(deterministic=True)] + [
             view_bytes(outcome.state, v, outcome.events) for v in viewers
@@ -284,7 +284,7 @@ def test_ecarte_an_opponents_exchange_is_not_shown(config: EcarteConfig, choices
         outcome = ECARTE.apply(s, discard)
         public = pb.ApplyActionResponse()
         ECARTE_CODEC.encode_events(
-            ECARTE.redact_events(outcome.state, outcome.events, Viewer.PUBLIC), public.events
+            ECARTE.redact_events(outcome.state, outcome.events, PUBLIC_VIEWER), public.events
         )
         return [public.SerializeToString(deterministic=True)] + [
             ecarte_view(outcome.state, v, outcome.events)

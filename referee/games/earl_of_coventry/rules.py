@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from referee.cards import FULL_DECK, RANK_MASKS, RANK_NAMES, card_list, name
 from referee.games.base import (
+    TABLE_ACTOR,
     Actor,
     ActorKind,
     FieldViolation,
@@ -629,7 +630,7 @@ class EarlOfCoventryRules:
         if actor is None:
             if state.phase is Phase.PLAYING:
                 return self._seat_actions(state, _SEAT_ACTORS[state.turn])
-            return self.legal_actions(state, Actor.TABLE)
+            return self.legal_actions(state, TABLE_ACTOR)
         if actor.kind is ActorKind.TABLE:
             if state.phase is Phase.BETWEEN_ROUNDS:
                 actions = [EarlAction(actor, ActionKind.END_SESSION)]

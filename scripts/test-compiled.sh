@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The tests of the rules, the codecs, trust and the service, run against the compiled
+# build (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py).
+#
+#   scripts/test-compiled.sh [PYTEST ARGS]
+#
+# The working tree is compiled in a temporary copy (scripts/compile-tree.sh) and the
+# tests run from there; the servers the tests start use the compiled modules too. Needs a
+# C compiler and the dev extra (mypy). Part of ./dev test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${REFEREE_SHARED:-$(cd .. && pwd)/shared}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+scripts/compile-tree.sh "$work"
+cd "$work"
+PYTHONPATH="$work" REFEREE_SHARED="$shared" "${PYTHON:-python}" -m pytest -p no:cacheprovider \
+  tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/test_cards_shuffle.py \
+  tests/test_scenarios.py "$@"
