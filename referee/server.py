@@ -175,8 +175,12 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         metrics: Metrics | None = None,
         auth: TokenSet | None = None,
         max_concurrent: int = 0,
+        max_response_bytes: int = 0,
     ) -> None:
         self._methods: dict[str, _Method | None] = {}
+        # Only a Replay's answer can outgrow the limit (its steps, its log): checked
+        # here, so that the call is refused with a reason and logged as refused.
+        self._max_response = max_response_bytes
         # A concrete logger (not the lazy proxy: one attribute lookup less per line).
         self._log = get_logger(RPC_LOGGER).bind()
         # Request ids made here: unique, not secret (a random prefix per server, a counter).
@@ -263,6 +267,7 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         prefix, ids = self._id_prefix, self._ids
         apply_action = short == "ApplyAction"
         replay = short == "Replay"
+        max_response = self._max_response if replay else 0
 
         async def handler(request: Any, context: Ctx) -> Any:
             start = time.perf_counter()
@@ -283,6 +288,8 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 if request.__class__ is _Malformed:
                     await _refuse_malformed(request, context, request_id)
                 response = await inner(request, context)
+                if max_response and response.ByteSize() > max_response:
+                    await _refuse_oversize(response.ByteSize(), max_response, context, request_id)
                 return response
             except grpc.aio.AbortError:
                 code = context.code()
@@ -375,6 +382,21 @@ async def _refuse_malformed(request: _Malformed, context: Ctx, request_id: str) 
     metadata = tuple(status.trailing_metadata)
     if request_id:
         metadata += ((REQUEST_ID_KEY, request_id),)
+    await context.abort(status.code, status.details, metadata)
+
+
+async def _refuse_oversize(size: int, limit: int, context: Ctx, request_id: str) -> None:
+    """RESOURCE_EXHAUSTED (reason RESPONSE_TOO_LARGE) for an answer over the size limit,
+    instead of gRPC's own failure to send it after the call was counted as done."""
+    error = RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the answer would be {size:,} bytes, over this server's limit of {limit:,}"
+        " (--max-message-bytes): replay fewer actions per call, or without include_log",
+        reason="RESPONSE_TOO_LARGE",
+        metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
+    )
+    status = rpc_status.to_status(error.to_status())
+    metadata = (*status.trailing_metadata, (REQUEST_ID_KEY, request_id))
     await context.abort(status.code, status.details, metadata)
 
 
@@ -493,7 +515,12 @@ class RefereeServer:
             require_sealed=settings.require_sealed,
         )
         self.health = HealthServicer()
-        self.interceptor = CallInterceptor(metrics, settings.auth, settings.max_concurrent_rpcs)
+        self.interceptor = CallInterceptor(
+            metrics,
+            settings.auth,
+            settings.max_concurrent_rpcs,
+            max_response_bytes=settings.max_message_bytes,
+        )
         options = settings.grpc_options()
         self.server = grpc.aio.server(interceptors=[self.interceptor], options=options)
         referee_pb2_grpc.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]

@@ -13,6 +13,8 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -339,12 +341,24 @@ def test_a_replay_of_the_largest_size_is_served_and_its_answer_over_the_limit_re
     calls: dict[str, Callable[..., Any]], plain_server: RefereeProcess
 ) -> None:
     """100,000 actions (the most a Replay may have) are judged; with the log asked for
-    too, the answer is larger than the 16 MiB limit: RESOURCE_EXHAUSTED, not INTERNAL."""
+    too, the answer is larger than the 16 MiB limit: RESOURCE_EXHAUSTED with reason
+    RESPONSE_TOO_LARGE and the sizes (not INTERNAL, nor gRPC's bare send failure), and
+    the server's log line says so."""
     request = long_replay(100_000)
     result, reply = outcome(calls, "Replay", request)
     assert result == "OK" and len(reply.steps) == 100_000
     request.include_log = True
     with pytest.raises(grpc.RpcError) as err:
-        calls["Replay"](request, timeout=60)
+        calls["Replay"](request, timeout=60, metadata=(("x-request-id", "oversize-1"),))
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    status = rpc_status.from_call(err.value)
+    assert status is not None
+    (detail,) = status.details
+    info = error_details_pb2.ErrorInfo()
+    assert detail.Unpack(info)
+    assert info.reason == "RESPONSE_TOO_LARGE"
+    assert int(info.metadata["response_bytes"]) > int(info.metadata["limit_bytes"])
+    assert int(info.metadata["limit_bytes"]) == MAX_MESSAGE_BYTES
+    plain_server.wait_ids(["oversize-1"])
+    assert plain_server.by_id["oversize-1"] == "RESOURCE_EXHAUSTED"
     plain_server.assert_healthy()
