@@ -6,9 +6,11 @@ same machine, in one run, both loaded by h2load (Debian `nghttp2-client`).
 
 For each game, two realistic mid-game ApplyAction requests (a state and a legal action;
 the same with the acting seat's view, as a bot would ask), each served by
-`referee serve --workers 1` (production logging: one JSON line per call, to a file)
-and by the no-op server (grpc.aio, same protobuf types, a prepared response of the
-same size). Each server is pinned to one core and h2load to the other (taskset), so the
+`referee serve --workers 1` (production logging: one JSON line per call, to a file),
+by the no-op server (grpc.aio, same protobuf types, a prepared response of the same
+size), and by "stack": Referee's server with its interceptor and log line but a
+prepared answer instead of the referee's work (what the serving stack costs).
+Each server is pinned to one core and h2load to the other (taskset), so the
 server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams
 (64 calls in flight, so latency there is queueing: Little's law); half load: 4
 connections x 1 stream paced at half the saturated rate (h2load --rps). Latency
@@ -97,6 +99,25 @@ async def main():
 asyncio.run(main())
 """
 
+# Referee's server as `referee serve --workers 1` runs it (the interceptor: request id,
+# trailing metadata, one JSON log line per call), with Referee's own work replaced by a
+# prepared answer: what the serving stack costs before any rule is applied.
+STACK = """
+import asyncio, sys
+from referee import logs
+from referee.server import RefereeServer, ServerSettings
+from referee.v1 import referee_pb2 as pb
+response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
+logs.configure("info", "json")
+logs.bind_process(worker=0)
+async def main():
+    server = RefereeServer(ServerSettings(host="127.0.0.1", port=int(sys.argv[1])), None, 0)
+    server.referee.apply_action = lambda request: response
+    await server.start()
+    await server.run_until_signalled()
+asyncio.run(main())
+"""
+
 
 def h2load(
     port: int, body: Path, seconds: float, warm_up: float, rps: float | None, log: Path
@@ -139,10 +160,12 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
     response = work / f"{game}.response"
     response.write_bytes(Referee(all_codecs()).apply_action(request).SerializeToString())
     results: dict[str, Load] = {}
-    for name in ("no-op", "referee"):
+    for name in ("no-op", "stack", "referee"):
         port = free_port()
         if name == "no-op":
             cmd = [sys.executable, "-c", NOOP, str(port), str(response)]
+        elif name == "stack":
+            cmd = [sys.executable, "-c", STACK, str(port), str(response)]
         else:
             cmd = [
                 sys.executable,
@@ -187,7 +210,9 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
         cpu = f"{r.cpu_us:12.0f}" if r.cpu_us else ""
         print(f"{label:22} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
     ratio = results["referee saturated"].rps / results["no-op saturated"].rps
+    stack = results["stack saturated"].rps / results["no-op saturated"].rps
     print(f"ratio referee / no-op at saturation: {ratio:.2f}")
+    print(f"ratio stack / no-op at saturation: {stack:.2f} (the serving stack, no rules)")
     return results
 
 

@@ -49,10 +49,23 @@ def test_service_bench_runs() -> None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
     out = run("service.py", "--seconds", "1", "--warm-up", "1", "--games", "ecarte")
     assert out.count("ratio referee / no-op at saturation:") == 2, out
+    assert out.count("ratio stack / no-op at saturation:") == 2, out
     rows = re.findall(
-        r"^(?:no-op|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)(?:\s+\d+)?$",
+        r"^(?:no-op|stack|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)(?:\s+\d+)?$",
         out,
         re.MULTILINE,
     )
-    assert len(rows) == 8, out  # 2 workloads x 2 servers x (saturated, half load)
+    assert len(rows) == 12, out  # 2 workloads x 3 servers x (saturated, half load)
     assert all(errors == "0" for _, errors in rows), out
+
+
+def test_inserver_bench_runs() -> None:
+    if shutil.which("h2load") is None:
+        pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
+    out = run("inserver.py", "--seconds", "1")
+    rows = re.findall(
+        r"^(nothing|apply_action|open_state|integer loop)\s+[\d.]+\s+[\d.]+\s+[\d,]+$",
+        out,
+        re.MULTILINE,
+    )
+    assert [w for w in rows] == ["nothing", "apply_action", "open_state", "integer loop"], out

@@ -1,0 +1,158 @@
+"""Where the server's time goes: the CPU time of the same code inside a loaded gRPC
+server and in a tight in-process loop.
+
+    python bench/inserver.py [--seconds 6] [--game earl_of_coventry]
+
+A bare grpc.aio server (no interceptor, no logs; pinned to one core, h2load on the
+other, 4 connections x 16 streams) answers ApplyAction (state and action, no view) by
+running one piece of work per call and returning a prepared response; the handler
+measures the work's thread CPU time (``time.thread_time_ns``) and reports the mean.
+The same work is then timed in-process (best of five runs). Works: nothing (the no-op
+floor), ``Referee.apply_action``, state decoding and checking alone
+(``Referee.open_state``), and a loop of integer additions that touches no data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+from service import free_port, pinned, wait_for_port  # bench/ is on sys.path
+from workload import REFEREE, apply_request, build
+
+from referee.v1 import referee_pb2 as pb
+
+WORKS = ("nothing", "apply_action", "open_state", "integer loop")
+
+SERVER = """
+import asyncio, sys, time, grpc
+sys.path.insert(0, sys.argv[3])
+from workload import REFEREE
+from referee.v1 import referee_pb2 as pb
+work = sys.argv[2]
+response = pb.ApplyActionResponse.FromString(open(sys.argv[4], "rb").read())
+total = [0, 0]
+def run(request):
+    if work == "apply_action":
+        REFEREE.apply_action(request)
+    elif work == "open_state":
+        REFEREE.open_state(request.state, request.sealed_state)
+    elif work == "integer loop":
+        x = 0
+        for i in range(500):
+            x += i
+async def handler(request, context):
+    start = time.thread_time_ns()
+    run(request)
+    total[0] += time.thread_time_ns() - start
+    total[1] += 1
+    if total[1] % 2000 == 0:
+        print(total[0] / total[1] / 1000, file=sys.stderr, flush=True)
+    return response
+async def main():
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+        "referee.v1.RefereeService",
+        {"ApplyAction": grpc.unary_unary_rpc_method_handler(
+            handler,
+            request_deserializer=pb.ApplyActionRequest.FromString,
+            response_serializer=pb.ApplyActionResponse.SerializeToString)}),))
+    server.add_insecure_port("127.0.0.1:" + sys.argv[1])
+    await server.start()
+    await server.wait_for_termination()
+asyncio.run(main())
+"""
+
+
+def in_process(work: str, data: bytes) -> float:
+    """Microseconds of ``work`` on a freshly parsed request, best of five runs."""
+
+    def call() -> None:
+        request = pb.ApplyActionRequest.FromString(data)
+        if work == "apply_action":
+            REFEREE.apply_action(request)
+        elif work == "open_state":
+            REFEREE.open_state(request.state, request.sealed_state)
+        elif work == "integer loop":
+            x = 0
+            for i in range(500):
+                x += i
+
+    def parse_only() -> None:
+        pb.ApplyActionRequest.FromString(data)
+
+    n = 5000
+    spent = min(timeit.repeat(call, number=n, repeat=5))
+    parse = min(timeit.repeat(parse_only, number=n, repeat=5))
+    return max(spent - parse, 0.0) / n * 1e6
+
+
+def loaded(work: str, port: int, body: Path, response: Path, seconds: int) -> tuple[float, float]:
+    """(calls/s, mean µs of the work inside the server) under saturation."""
+    bench = str(Path(__file__).resolve().parent)
+    cmd = [sys.executable, "-c", SERVER, str(port), work, bench, str(response)]
+    server = subprocess.Popen([*pinned(1), *cmd], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_port(port)
+        out = subprocess.run(
+            [
+                *pinned(0),
+                "h2load",
+                f"--duration={seconds}",
+                "--warm-up-time=1",
+                "--clients=4",
+                "--max-concurrent-streams=16",
+                "--header=content-type: application/grpc",
+                "--header=te: trailers",
+                f"--data={body}",
+                f"http://127.0.0.1:{port}/referee.v1.RefereeService/ApplyAction",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        line = next(x for x in out.splitlines() if x.startswith("finished in"))
+        rate = float(line.split(",")[1].split()[0])
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+    means = [float(x) for x in err.split() if x.replace(".", "", 1).isdigit()]
+    return rate, means[-1] if means else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=int, default=6)
+    parser.add_argument("--game", default="earl_of_coventry")
+    args = parser.parse_args()
+    if not shutil.which("h2load"):
+        sys.exit("h2load not found: apt-get install nghttp2-client")
+    print(f"command: python bench/inserver.py --seconds {args.seconds} --game {args.game}")
+    print(f"build: {build()}")
+    print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
+    request = apply_request(args.game)
+    del request.views[:]
+    data = request.SerializeToString()
+    with tempfile.TemporaryDirectory() as tmp:
+        body = Path(tmp) / "body"
+        body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
+        response = Path(tmp) / "response"
+        response.write_bytes(REFEREE.apply_action(request).SerializeToString())
+        print(f"{'work per call':16} {'in-process us':>14} {'in server us':>13} {'calls/s':>9}")
+        for work in WORKS:
+            rate, inside = loaded(work, free_port(), body, response, args.seconds)
+            alone = in_process(work, data)
+            print(f"{work:16} {alone:14.1f} {inside:13.1f} {rate:9,.0f}")
+            time.sleep(0.2)
+
+
+if __name__ == "__main__":
+    main()
