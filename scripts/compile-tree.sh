@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-git ls-files --cached --others --exclude-standard -z -- referee tests docs bench setup.py \
+git ls-files --cached --others --exclude-standard -z -- referee tests docs bench fuzz setup.py \
   pyproject.toml buildsys README.md | xargs -0 cp --parents -t "$dir"
 cd "$dir"
 echo "compiling with mypyc in $dir"

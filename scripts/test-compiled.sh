@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The tests of the rules, the codecs, trust and the service, run against the compiled
-# build (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py).
+# The tests of the rules, the codecs, trust, the service and its reliability (the
+# fuzzers against a live server included), run against the compiled build
+# (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py).
 #
 #   scripts/test-compiled.sh [PYTEST ARGS]
 #
@@ -15,5 +16,5 @@ trap 'rm -rf "$work"' EXIT
 scripts/compile-tree.sh "$work"
 cd "$work"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" "${PYTHON:-python}" -m pytest -p no:cacheprovider \
-  tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/test_cards_shuffle.py \
-  tests/test_scenarios.py "$@"
+  tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/reliability \
+  tests/test_cards_shuffle.py tests/test_scenarios.py "$@"
