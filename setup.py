@@ -24,7 +24,7 @@ COMPILED = [
 
 
 def ext_modules() -> list[object]:
-    if os.environ.get("REFEREE_COMPILE", "") in ("", "0"):
+    if not compiling():
         return []
     if any(arg.startswith("editable") for arg in sys.argv):
         raise SystemExit("REFEREE_COMPILE: an editable install is never compiled")
@@ -40,4 +40,13 @@ def ext_modules() -> list[object]:
     return list(mypycify(COMPILED, opt_level="3"))
 
 
-setup(ext_modules=ext_modules())
+def compiling() -> bool:
+    return os.environ.get("REFEREE_COMPILE", "") not in ("", "0")
+
+
+# Separate build directories: a plain wheel built after a compiled one in the same
+# checkout must not pick up the compiled one's extensions from build/lib*.
+setup(
+    ext_modules=ext_modules(),
+    options={"build": {"build_base": "build/compiled" if compiling() else "build/plain"}},
+)
