@@ -25,7 +25,7 @@ from referee.games.ecarte.state import EcarteConfig
 
 
 def openspiel(name: str, seconds: float, seed: int) -> float:
-    import pyspiel
+    import pyspiel  # type: ignore[import-not-found,unused-ignore]
 
     game = pyspiel.load_game(name)
     rng = random.Random(seed)

@@ -13,6 +13,7 @@ import argparse
 import timeit
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from workload import CONFIGS, REFEREE, SEED, build, mid_game  # bench/ is on sys.path
 
@@ -34,7 +35,7 @@ def main() -> None:
     for game in ("earl_of_coventry", "ecarte"):
         state, action = mid_game(game)
         viewer = common_pb2.Viewer(seat=action.actor.seat)
-        requests: list[tuple[str, Callable[[bytes], object], object]] = [
+        requests: list[tuple[str, Callable[[Any], object], object]] = [
             (
                 "ApplyAction",
                 REFEREE.apply_action,

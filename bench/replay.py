@@ -69,7 +69,7 @@ def main() -> None:
             ],
         )
         grpc.channel_ready_future(channel).result(timeout=30)
-        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
         print(f"{'game':18} {'actions':>8} {'in-process/s':>14} {'over gRPC/s':>12}")
         for game in ("earl_of_coventry", "ecarte"):
             request = long_log(game, args.actions, config=LONG_ECARTE if game == "ecarte" else None)
