@@ -26,49 +26,27 @@ import timeit
 from pathlib import Path
 
 from service import free_port, pinned, wait_for_port  # bench/ is on sys.path
-from workload import REFEREE, apply_request, build
+from workload import REFEREE, WORKS, apply_request, build, do_work
 
 from referee.v1 import referee_pb2 as pb
 
-WORKS = ("nothing", "apply_action", "open_state", "integer loop")
-
 SERVER = """
-import asyncio, sys, time, grpc
+import asyncio, sys, time
 sys.path.insert(0, sys.argv[3])
-from workload import REFEREE
+from workload import do_work, serve_apply_action
 from referee.v1 import referee_pb2 as pb
 work = sys.argv[2]
 response = pb.ApplyActionResponse.FromString(open(sys.argv[4], "rb").read())
 total = [0, 0]
-def run(request):
-    if work == "apply_action":
-        REFEREE.apply_action(request)
-    elif work == "open_state":
-        REFEREE.open_state(request.state, request.sealed_state)
-    elif work == "integer loop":
-        x = 0
-        for i in range(500):
-            x += i
 async def handler(request, context):
     start = time.thread_time_ns()
-    run(request)
+    do_work(work, request)
     total[0] += time.thread_time_ns() - start
     total[1] += 1
     if total[1] % 2000 == 0:
         print(total[0] / total[1] / 1000, file=sys.stderr, flush=True)
     return response
-async def main():
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-        "referee.v1.RefereeService",
-        {"ApplyAction": grpc.unary_unary_rpc_method_handler(
-            handler,
-            request_deserializer=pb.ApplyActionRequest.FromString,
-            response_serializer=pb.ApplyActionResponse.SerializeToString)}),))
-    server.add_insecure_port("127.0.0.1:" + sys.argv[1])
-    await server.start()
-    await server.wait_for_termination()
-asyncio.run(main())
+asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
 """
 
 
@@ -76,15 +54,7 @@ def in_process(work: str, data: bytes) -> float:
     """Microseconds of ``work`` on a freshly parsed request, best of five runs."""
 
     def call() -> None:
-        request = pb.ApplyActionRequest.FromString(data)
-        if work == "apply_action":
-            REFEREE.apply_action(request)
-        elif work == "open_state":
-            REFEREE.open_state(request.state, request.sealed_state)
-        elif work == "integer loop":
-            x = 0
-            for i in range(500):
-                x += i
+        do_work(work, pb.ApplyActionRequest.FromString(data))
 
     def parse_only() -> None:
         pb.ApplyActionRequest.FromString(data)

@@ -39,6 +39,7 @@ from referee.codec import all_codecs
 from referee.service import Referee
 
 METHOD = "/referee.v1.RefereeService/ApplyAction"
+BENCH = str(Path(__file__).resolve().parent)
 CONNECTIONS = 4
 STREAMS = 16
 
@@ -80,23 +81,14 @@ def wait_for_port(port: int, timeout: float = 30) -> None:
 
 
 NOOP = """
-import asyncio, sys, grpc
+import asyncio, sys
+sys.path.insert(0, sys.argv[3])
+from workload import serve_apply_action
 from referee.v1 import referee_pb2 as pb
 response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
 async def handler(request, context):
     return response
-async def main():
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-        "referee.v1.RefereeService",
-        {"ApplyAction": grpc.unary_unary_rpc_method_handler(
-            handler,
-            request_deserializer=pb.ApplyActionRequest.FromString,
-            response_serializer=pb.ApplyActionResponse.SerializeToString)}),))
-    server.add_insecure_port("127.0.0.1:" + sys.argv[1])
-    await server.start()
-    await server.wait_for_termination()
-asyncio.run(main())
+asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
 """
 
 # Referee's server as `referee serve --workers 1` runs it (the interceptor: request id,
@@ -163,7 +155,7 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
     for name in ("no-op", "stack", "referee"):
         port = free_port()
         if name == "no-op":
-            cmd = [sys.executable, "-c", NOOP, str(port), str(response)]
+            cmd = [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
         elif name == "stack":
             cmd = [sys.executable, "-c", STACK, str(port), str(response)]
         else:

@@ -4,6 +4,7 @@ in-process referee from a fixed seed (so every run measures the same bytes)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from referee.codec import all_codecs
 from referee.service import Referee
@@ -72,3 +73,43 @@ def build() -> str:
     if path.endswith(".py"):
         return "interpreted (the source; scripts/compile-tree.sh makes the compiled build)"
     return f"compiled (mypyc): {path.rsplit('/referee/', 1)[0]}"
+
+
+WORKS = ("nothing", "apply_action", "open_state", "integer loop")
+
+
+def do_work(work: str, request: pb.ApplyActionRequest) -> None:
+    """One of the pieces of work ``bench/inserver.py`` times, on an ApplyAction request."""
+    if work == "apply_action":
+        REFEREE.apply_action(request)
+    elif work == "open_state":
+        REFEREE.open_state(request.state, request.sealed_state)
+    elif work == "integer loop":
+        x = 0
+        for i in range(500):
+            x += i
+
+
+async def serve_apply_action(port: int, handler: Any) -> None:
+    """A bare grpc.aio server (no interceptor, no logs, default options) answering
+    ApplyAction with ``handler``, until killed: the floor's server and bench/inserver.py's."""
+    import grpc
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers(
+        (
+            grpc.method_handlers_generic_handler(
+                "referee.v1.RefereeService",
+                {
+                    "ApplyAction": grpc.unary_unary_rpc_method_handler(
+                        handler,
+                        request_deserializer=pb.ApplyActionRequest.FromString,
+                        response_serializer=pb.ApplyActionResponse.SerializeToString,
+                    )
+                },
+            ),
+        )
+    )
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await server.wait_for_termination()
