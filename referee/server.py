@@ -22,7 +22,6 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
-from grpc_status import rpc_status
 
 from referee import __version__
 from referee.auth import TokenSet
@@ -37,6 +36,7 @@ from referee.service import (
     Limits,
     Referee,
     RefereeServicer,
+    abort_with,
 )
 from referee.tls import TlsFiles
 from referee.v1 import referee_pb2, referee_pb2_grpc
@@ -378,11 +378,7 @@ async def _refuse_malformed(request: _Malformed, context: Ctx, request_id: str) 
         reason="REQUEST_MALFORMED",
         metadata={"message_type": request.message_type},
     )
-    status = rpc_status.to_status(error.to_status())
-    metadata = tuple(status.trailing_metadata)
-    if request_id:
-        metadata += ((REQUEST_ID_KEY, request_id),)
-    await context.abort(status.code, status.details, metadata)
+    await abort_with(error, context, request_id)
 
 
 async def _refuse_oversize(size: int, limit: int, context: Ctx, request_id: str) -> None:
@@ -395,73 +391,44 @@ async def _refuse_oversize(size: int, limit: int, context: Ctx, request_id: str)
         reason="RESPONSE_TOO_LARGE",
         metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
     )
-    status = rpc_status.to_status(error.to_status())
-    metadata = (*status.trailing_metadata, (REQUEST_ID_KEY, request_id))
-    await context.abort(status.code, status.details, metadata)
+    await abort_with(error, context, request_id)
 
 
 def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
-    """A streaming handler (grpcio's health Watch, reflection) whose request bodies that
-    do not parse end the call with INVALID_ARGUMENT (REQUEST_MALFORMED), where grpcio
-    itself would answer UNKNOWN; everything else is the handler's own behaviour."""
+    """grpcio's own streaming services (health Watch: a coroutine writing to the
+    context; reflection: an async generator over the requests) with a request body that
+    does not parse ending the call with INVALID_ARGUMENT (REQUEST_MALFORMED), where
+    grpcio itself would answer UNKNOWN. A handler of another shape is returned as is."""
     deserializer = _tolerant(handler.request_deserializer)
     serializer = handler.response_serializer
-    if handler.unary_stream is not None:
-        unary: Any = handler.unary_stream  # an aio behaviour (the stubs type sync ones)
-        if inspect.isasyncgenfunction(unary):
+    watch: Any = handler.unary_stream  # aio behaviours (the stubs type sync ones)
+    if watch is not None and not inspect.isasyncgenfunction(watch):
 
-            async def unary_gen(request: Any, context: Ctx) -> Any:
-                if request.__class__ is _Malformed:
-                    await _refuse_malformed(request, context, "")
-                async for item in unary(request, context):
-                    yield item
-
-            behaviour: Any = unary_gen
-        else:
-
-            async def unary_writer(request: Any, context: Ctx) -> Any:
-                if request.__class__ is _Malformed:
-                    await _refuse_malformed(request, context, "")
-                return await unary(request, context)
-
-            behaviour = unary_writer
-        return grpc.unary_stream_rpc_method_handler(
-            behaviour, request_deserializer=deserializer, response_serializer=serializer
-        )
-
-    async def checked(requests: Any, context: Ctx) -> Any:
-        async for request in requests:
+        async def checked_watch(request: Any, context: Ctx) -> Any:
             if request.__class__ is _Malformed:
                 await _refuse_malformed(request, context, "")
-            yield request
+            return await watch(request, context)
 
-    if handler.stream_stream is not None:
-        streams: Any = handler.stream_stream
-        if inspect.isasyncgenfunction(streams):
-
-            async def stream_gen(requests: Any, context: Ctx) -> Any:
-                async for item in streams(checked(requests, context), context):
-                    yield item
-
-            behaviour = stream_gen
-        else:
-
-            async def stream_writer(requests: Any, context: Ctx) -> Any:
-                return await streams(checked(requests, context), context)
-
-            behaviour = stream_writer
-        return grpc.stream_stream_rpc_method_handler(
-            behaviour, request_deserializer=deserializer, response_serializer=serializer
+        return grpc.unary_stream_rpc_method_handler(
+            checked_watch, request_deserializer=deserializer, response_serializer=serializer
         )
-    assert handler.stream_unary is not None
-    client_stream: Any = handler.stream_unary
+    exchange: Any = handler.stream_stream
+    if exchange is not None and inspect.isasyncgenfunction(exchange):
 
-    async def stream_unary(requests: Any, context: Ctx) -> Any:
-        return await client_stream(checked(requests, context), context)
+        async def checked(requests: Any, context: Ctx) -> Any:
+            async for request in requests:
+                if request.__class__ is _Malformed:
+                    await _refuse_malformed(request, context, "")
+                yield request
 
-    return grpc.stream_unary_rpc_method_handler(
-        stream_unary, request_deserializer=deserializer, response_serializer=serializer
-    )
+        async def checked_exchange(requests: Any, context: Ctx) -> Any:
+            async for item in exchange(checked(requests, context), context):
+                yield item
+
+        return grpc.stream_stream_rpc_method_handler(
+            checked_exchange, request_deserializer=deserializer, response_serializer=serializer
+        )
+    return handler
 
 
 async def _unauthenticated(request: Any, context: Ctx) -> Any:

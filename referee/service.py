@@ -578,6 +578,16 @@ _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
 
 
+async def abort_with(error: RequestError, context: Ctx, request_id: str = "") -> None:
+    """End the call with ``error``: its code, message and details (google.rpc.Status in
+    the trailers), and the request id when there is one. Raises (grpc.aio's abort)."""
+    status = rpc_status.to_status(error.to_status())
+    metadata = tuple(status.trailing_metadata)
+    if request_id:
+        metadata += ((REQUEST_ID_KEY, request_id),)
+    await context.abort(status.code, status.details, metadata)
+
+
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     """The gRPC face of :class:`Referee` (grpc.aio)."""
 
@@ -588,12 +598,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         try:
             return fn(request)
         except RequestError as e:
-            status = rpc_status.to_status(e.to_status())
-            metadata = tuple(status.trailing_metadata)
             info = CURRENT_CALL.get()
-            if info is not None and info.request_id:
-                metadata += ((REQUEST_ID_KEY, info.request_id),)
-            await context.abort(status.code, status.details, metadata)
+            await abort_with(e, context, info.request_id if info is not None else "")
             raise  # unreachable: abort raises
 
     async def ListGames(self, request: Any, context: Ctx) -> Any:
