@@ -23,6 +23,10 @@ COMPILED = [
 ]
 
 
+def compiling() -> bool:
+    return os.environ.get("REFEREE_COMPILE", "") not in ("", "0")
+
+
 def ext_modules() -> list[object]:
     if not compiling():
         return []
@@ -38,10 +42,6 @@ def ext_modules() -> list[object]:
             " (buildsys/backend.py); for setup.py itself, pip install mypy"
         ) from None
     return list(mypycify(COMPILED, opt_level="3"))
-
-
-def compiling() -> bool:
-    return os.environ.get("REFEREE_COMPILE", "") not in ("", "0")
 
 
 # Separate build directories: a plain wheel built after a compiled one in the same
