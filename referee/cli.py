@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from referee import __version__
+from referee import __version__, build
 
 ENV_PREFIX = "REFEREE_"
 
@@ -336,7 +336,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="referee",
         description="Referee: a stateless gRPC rules referee for card games.",
     )
-    parser.add_argument("--version", action="version", version=f"referee {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"referee {__version__} ({build()} build)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = sub.add_parser(

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from referee import __version__
+from referee import __version__, build
 from referee.auth import TokenSet
 from referee.codec import all_codecs
 from referee.errors import RequestError
@@ -529,6 +529,7 @@ class RefereeServer:
             "address": f"{s.host}:{self.port}",
             "port": self.port,
             "version": __version__,
+            "build": build(),
             "games": [c.game_id for c in all_codecs()],
             "sealing": self._sealing_mode(),
             "tls": "off" if s.tls is None else ("mutual" if s.tls.client_ca else "on"),

@@ -100,6 +100,7 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
             except json.JSONDecodeError:
                 raise AssertionError(line + server.stderr.read()) from None
             if entry.get("event") == "referee_serving":
+                assert entry["build"] == "compiled", entry  # the image's wheel is compiled
                 break
         # The image's HEALTHCHECK command, from the installed package.
         check = dockerfile_instruction("HEALTHCHECK")

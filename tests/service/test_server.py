@@ -99,7 +99,7 @@ def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Serv
 
 
 def test_cli_version_games_and_health(server_process: Served) -> None:
-    from referee import __version__
+    from referee import __version__, build
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -108,6 +108,8 @@ def test_cli_version_games_and_health(server_process: Served) -> None:
 
     version = run("--version")
     assert version.returncode == 0 and __version__ in version.stdout
+    assert f"({build()} build)" in version.stdout  # compiled under scripts/test-compiled.sh
+    assert server_process.wait_for("referee_serving")["build"] == build()
     games = run("games")
     assert (
         games.returncode == 0 and "earl_of_coventry" in games.stdout and "C-VAR-7" in games.stdout
