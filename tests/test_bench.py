@@ -69,3 +69,9 @@ def test_inserver_bench_runs() -> None:
         re.MULTILINE,
     )
     assert [w for w in rows] == ["nothing", "apply_action", "open_state", "integer loop"], out
+
+
+def test_overhead_bench_runs() -> None:
+    out = run("overhead.py", "--calls", "300", "--rounds", "1")
+    rows = re.findall(r"^(\S+)\s+[\d.]+\s+-?[\d.]+$", out, re.MULTILINE)
+    assert rows == ["baseline", "interceptor", "+log", "+metrics", "+multiproc", "+auth+limit"], out
