@@ -7,12 +7,14 @@ and the name (never the value) of the client's token.
 Every line carries the process id, and the worker id in a worker process
 (``referee serve --workers N``).
 
-One line per RPC is on the hot path, so the JSON configuration is lean: fields
-bound to the process are added from a dict, the timestamp is formatted once per
-second, and the per-RPC lines (logger ``referee.rpc``) go to a buffer that is
-written out at least every 50 ms (sooner when it fills, and at exit); every other
-line (start-up, shutdown, warnings, errors) is written at once, after what the
-buffer holds, so the order of lines is kept. Each
+One line per RPC is on the hot path, so in production (JSON to a file descriptor)
+a call only records its line's fields and the time (``rpc_line``); the lines are
+rendered (the same structlog processors: process fields, level, timestamp, JSON) and
+written out in batches at least every 50 ms (sooner when many are waiting, and at
+exit). Rendered one at a time between gRPC's own work a line costs several times
+what it costs in a batch (docs/benchmarks.md). Every other line (start-up,
+shutdown, warnings, errors) is rendered and written at once, after what is waiting,
+so the order of lines is kept. Each
 ``write`` holds whole lines and at most ``PIPE_BUF`` bytes, so that the lines of
 several worker processes sharing stderr never mix. A terminal (console format)
 and streams without a file descriptor are written line by line.
@@ -28,6 +30,7 @@ import select
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import structlog
@@ -57,7 +60,7 @@ class _Clock:
         self.prefix = ""
 
     def __call__(self, _: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
-        now = time.time()
+        now = event.pop(RECORDED_AT, None) or time.time()  # a recorded line's own time
         second = int(now)
         if second != self.second:
             self.second = second
@@ -66,17 +69,32 @@ class _Clock:
         return event
 
 
-class LineWriter:
-    """A structlog logger writing rendered lines to a file descriptor, buffered (see the
-    module docstring). Thread-safe."""
+RECORDED_AT = "_recorded_at"
+"""The key of a recorded line's time (``time.time()``), read by the timestamp."""
 
-    def __init__(self, stream: TextIO) -> None:
+MAX_WAITING = 256
+"""Recorded lines waiting beyond which the caller renders and writes them itself."""
+
+
+class LineWriter:
+    """A structlog logger writing rendered lines to a file descriptor, buffered, and
+    the sink of recorded lines, rendered when written (see the module docstring).
+    Thread-safe."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        render: Callable[[str, dict[str, Any]], str] | None = None,
+        flusher: bool = True,  # the thread writing out what waits every FLUSH_SECONDS
+    ) -> None:
         self._stream = stream
         self._fd = stream.fileno()
+        self._render = render  # (method name, event dict) -> the rendered line
         self._lock = threading.Lock()
-        self._lines: list[bytes] = []
+        self._lines: list[bytes | tuple[str, dict[str, Any]]] = []
         self._size = 0
         self._last = time.monotonic()
+        self._flusher = flusher
         self._start_flusher()
         atexit.register(self.flush)
         # Workers are forked from the supervisor: nothing buffered crosses a fork, the
@@ -88,7 +106,8 @@ class LineWriter:
         )
 
     def _start_flusher(self) -> None:
-        threading.Thread(target=self._tick, name="log-flush", daemon=True).start()
+        if self._flusher:
+            threading.Thread(target=self._tick, name="log-flush", daemon=True).start()
 
     def _before_fork(self) -> None:
         self.flush()
@@ -108,6 +127,14 @@ class LineWriter:
                 return
         self.flush()
 
+    def record(self, method: str, event: dict[str, Any]) -> None:
+        """A line to render later: its fields (with ``RECORDED_AT``) and level name."""
+        with self._lock:
+            self._lines.append((method, event))
+            if len(self._lines) < MAX_WAITING:
+                return
+        self.flush()
+
     def urgent(self, message: str) -> None:
         self.msg(message)
         self.flush()
@@ -120,12 +147,21 @@ class LineWriter:
                 return
             self._stream.flush()  # anything written to the stream directly comes first
             chunk = b""
-            for line in lines:
+            for item in lines:
+                line = item if isinstance(item, bytes) else self._rendered(*item)
                 if chunk and len(chunk) + len(line) > CHUNK_BYTES:
                     self._write(chunk)
                     chunk = b""
                 chunk += line
             self._write(chunk)
+
+    def _rendered(self, method: str, event: dict[str, Any]) -> bytes:
+        try:
+            assert self._render is not None, "a writer without a renderer records nothing"
+            text = self._render(method, event)
+        except Exception as e:  # a line that cannot be rendered must not stop the log
+            text = json.dumps({"event": "log_line_unrenderable", "error": repr(e)})
+        return (text + "\n").encode()
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -174,11 +210,39 @@ def flush() -> None:
         writer.flush()
 
 
-def _writer_factory(stream: TextIO, buffered: bool) -> Any:
+_RPC: dict[str, Any] = {"level": logging.INFO, "writer": None}
+"""How ``rpc_line`` logs: the least level written; the writer recording lines (JSON
+to a file descriptor) or None (every line rendered at once, through structlog)."""
+
+
+def rpc_line(fields: dict[str, Any], level: int = logging.INFO) -> None:
+    """The one line per RPC (event ``rpc``, logger ``referee.rpc``) at ``level``: in
+    production recorded now and rendered with the next batch, else logged at once."""
+    if level < _RPC["level"]:
+        return
+    writer = _RPC["writer"]
+    method = "info" if level >= logging.INFO else "debug"
+    if writer is None:
+        getattr(get_logger(RPC_LOGGER), method)("rpc", **fields)
+        return
+    fields["event"] = "rpc"
+    fields[RECORDED_AT] = time.time()
+    writer.record(method, fields)
+
+
+def _writer_factory(stream: TextIO, buffered: bool, processors: list[Any]) -> Any:
     if not buffered:
+        _RPC["writer"] = None
         return structlog.WriteLoggerFactory(stream)
-    writer = LineWriter(stream)
+
+    def render(method: str, event: dict[str, Any]) -> str:
+        for processor in processors:
+            event = processor(None, method, event)
+        return event  # type: ignore[return-value]  # the last processor renders a str
+
+    writer = LineWriter(stream, render)
     _WRITERS[:] = [writer]
+    _RPC["writer"] = writer
     rpc, other = _Buffered(writer), _Immediate(writer)
     return lambda name=None, *_: rpc if name == RPC_LOGGER else other
 
@@ -209,12 +273,12 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
             structlog.processors.format_exc_info,
             structlog.dev.ConsoleRenderer(colors=out.isatty()),
         ]
+    least = getattr(logging, level.upper(), logging.INFO)
+    _RPC["level"] = least
     structlog.configure(
         processors=processors,
-        wrapper_class=structlog.make_filtering_bound_logger(
-            getattr(logging, level.upper(), logging.INFO)
-        ),
-        logger_factory=_writer_factory(out, fmt == "json" and has_fd),
+        wrapper_class=structlog.make_filtering_bound_logger(least),
+        logger_factory=_writer_factory(out, fmt == "json" and has_fd, processors),
         cache_logger_on_first_use=True,
     )
     bind_process()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import logging
 import os
 import signal
 import time
@@ -27,7 +28,7 @@ from referee import __version__, build
 from referee.auth import TokenSet
 from referee.codec import all_codecs
 from referee.errors import RequestError
-from referee.logs import RPC_LOGGER, get_logger
+from referee.logs import RPC_LOGGER, get_logger, rpc_line
 from referee.sealing import Keyring
 from referee.service import (
     CURRENT_CALL,
@@ -268,6 +269,7 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         apply_action = short == "ApplyAction"
         replay = short == "Replay"
         max_response = self._max_response if replay else 0
+        level = logging.DEBUG if quiet else logging.INFO
 
         async def handler(request: Any, context: Ctx) -> Any:
             start = time.perf_counter()
@@ -336,10 +338,7 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 client = CLIENT.get()
                 if client:
                     fields["client"] = client
-                if quiet:
-                    log.debug("rpc", **fields)
-                else:
-                    log.info("rpc", **fields)
+                rpc_line(fields, level)
 
         return handler
 

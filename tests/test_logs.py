@@ -1,0 +1,99 @@
+"""The log pipeline (referee/logs.py): the one line per RPC is recorded on the call's
+path and rendered later, in order with every other line, at the time it was recorded."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee import logs
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "log.jsonl"
+    with open(path, "w") as stream:
+        logs.configure("info", "json", stream)
+        yield path
+        logs.flush()
+    logs.configure("warning", "json")  # as the other tests' processes configure it
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    logs.flush()
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_an_rpc_line_keeps_the_time_it_was_recorded_at(
+    log_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logs.time, "time", lambda: 1_700_000_000.25)
+    logs.rpc_line({"method": "ApplyAction", "status": "OK", "request_id": "r1"})
+    monkeypatch.setattr(logs.time, "time", lambda: 1_700_000_099.5)
+    (line,) = lines(log_file)
+    assert line["timestamp"] == "2023-11-14T22:13:20.250000Z"
+    assert line["event"] == "rpc" and line["level"] == "info" and line["pid"]
+    assert "_recorded_at" not in line
+
+
+def test_rpc_lines_and_other_lines_keep_their_order(log_file: Path) -> None:
+    logs.rpc_line({"method": "A", "status": "OK"})
+    logs.get_logger("referee.server").warning("something_urgent")
+    logs.rpc_line({"method": "B", "status": "OK"})
+    logs.get_logger(logs.RPC_LOGGER).info("rpc_other", method="C")
+    logs.rpc_line({"method": "D", "status": "OK"})
+    events = [(e["event"], e.get("method")) for e in lines(log_file)]
+    assert events == [
+        ("rpc", "A"),
+        ("something_urgent", None),
+        ("rpc", "B"),
+        ("rpc_other", "C"),
+        ("rpc", "D"),
+    ]
+
+
+def test_rpc_lines_below_the_level_are_not_written(log_file: Path) -> None:
+    logs.rpc_line({"method": "Check"}, logging.DEBUG)  # health and reflection: debug
+    logs.rpc_line({"method": "ListGames"}, logging.INFO)
+    assert [e["method"] for e in lines(log_file)] == ["ListGames"]
+
+
+def test_many_waiting_lines_are_written_without_a_flush(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    with open(path, "w") as stream:
+        writer = logs.LineWriter(stream, lambda method, event: json.dumps(event), False)
+        for i in range(logs.MAX_WAITING - 1):
+            writer.record("info", {"request_id": i})
+        assert path.read_text() == ""  # waiting
+        writer.record("info", {"request_id": logs.MAX_WAITING - 1})
+        written = path.read_text().splitlines()  # the last record wrote them all
+    assert [json.loads(line)["request_id"] for line in written] == list(range(logs.MAX_WAITING))
+
+
+def test_a_line_that_cannot_be_rendered_does_not_stop_the_log(log_file: Path) -> None:
+    class Unprintable:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    logs.rpc_line({"method": "A", "odd": Unprintable()})
+    logs.rpc_line({"method": "B"})
+    events = lines(log_file)
+    assert events[0]["event"] == "log_line_unrenderable" and "no repr" in events[0]["error"]
+    assert events[1]["method"] == "B"
+
+
+def test_without_a_file_descriptor_rpc_lines_are_written_at_once() -> None:
+    stream = io.StringIO()
+    logs.configure("info", "json", stream)
+    try:
+        logs.rpc_line({"method": "ListGames", "status": "OK"})
+        (line,) = stream.getvalue().splitlines()  # no flush needed
+        assert json.loads(line)["method"] == "ListGames"
+    finally:
+        logs.configure("warning", "json")
