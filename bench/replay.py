@@ -14,11 +14,15 @@ from __future__ import annotations
 import argparse
 import socket
 import subprocess
-import sys
 import time
 
 import grpc
-from workload import REFEREE, build, long_log  # bench/ is on sys.path when this script runs
+from workload import (  # bench/ is on sys.path when this script runs
+    REFEREE,
+    build,
+    long_log,
+    serve_command,
+)
 
 from referee.v1 import ecarte_pb2, referee_pb2_grpc
 from referee.v1 import referee_pb2 as pb
@@ -41,22 +45,9 @@ def main() -> None:
     print(f"build: {build()}")
     port = free_port()
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "referee.cli",
-            "serve",
-            "--workers",
-            "1",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--max-replay-actions",
-            str(max(args.actions, 100_000)),
-        ],
+        serve_command(
+            port, "--log-level", "warning", "--max-replay-actions", str(max(args.actions, 100_000))
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

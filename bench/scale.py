@@ -16,13 +16,12 @@ import json
 import os
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from service import free_port, wait_for_port  # bench/ is on sys.path when this runs
-from workload import apply_request, build
+from workload import apply_request, build, serve_command
 
 METHOD = "/referee.v1.RefereeService/ApplyAction"
 
@@ -66,20 +65,7 @@ def worker_pids(log: Path) -> list[int]:
 def serve(workers: int, port: int, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "w") as out:
         return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "referee.cli",
-                "serve",
-                "--workers",
-                str(workers),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-format",
-                "json",
-            ],
+            serve_command(port, "--log-format", "json", workers=workers),
             stdout=out,
             stderr=out,
         )

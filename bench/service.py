@@ -33,7 +33,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from workload import apply_request, build  # bench/ is on sys.path when this script runs
+from workload import (  # bench/ is on sys.path when this script runs
+    apply_request,
+    build,
+    serve_command,
+)
 
 from referee.codec import all_codecs
 from referee.service import Referee
@@ -159,20 +163,7 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
         elif name == "stack":
             cmd = [sys.executable, "-c", STACK, str(port), str(response)]
         else:
-            cmd = [
-                sys.executable,
-                "-m",
-                "referee.cli",
-                "serve",
-                "--workers",
-                "1",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-format",
-                "json",
-            ]
+            cmd = serve_command(port, "--log-format", "json")
         with open(work / f"{name}-{game}.log", "w") as log:
             server = subprocess.Popen([*pinned(1), *cmd], stdout=log, stderr=log)
         try:

@@ -4,6 +4,7 @@ in-process referee from a fixed seed (so every run measures the same bytes)."""
 from __future__ import annotations
 
 import random
+import sys
 from typing import Any
 
 from referee.codec import all_codecs
@@ -113,3 +114,11 @@ async def serve_apply_action(port: int, handler: Any) -> None:
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     await server.wait_for_termination()
+
+
+def serve_command(port: int, *options: str, workers: int = 1) -> list[str]:
+    """``referee serve`` on 127.0.0.1:``port`` as the benchmarks start it."""
+    return [
+        sys.executable, "-m", "referee.cli", "serve", "--workers", str(workers),
+        "--host", "127.0.0.1", "--port", str(port), *options,
+    ]  # fmt: skip
