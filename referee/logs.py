@@ -23,6 +23,7 @@ and streams without a file descriptor are written line by line.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import os
@@ -73,7 +74,8 @@ RECORDED_AT = "_recorded_at"
 """The key of a recorded line's time (``time.time()``), read by the timestamp."""
 
 MAX_WAITING = 256
-"""Recorded lines waiting beyond which the caller renders and writes them itself."""
+"""Recorded lines waiting beyond which the caller renders and writes them itself (as
+it does when the last write is FLUSH_SECONDS old, should the flusher thread lag)."""
 
 
 class LineWriter:
@@ -131,7 +133,7 @@ class LineWriter:
         """A line to render later: its fields (with ``RECORDED_AT``) and level name."""
         with self._lock:
             self._lines.append((method, event))
-            if len(self._lines) < MAX_WAITING:
+            if len(self._lines) < MAX_WAITING and time.monotonic() - self._last < FLUSH_SECONDS:
                 return
         self.flush()
 
@@ -145,7 +147,10 @@ class LineWriter:
             self._last = time.monotonic()
             if not lines:
                 return
-            self._stream.flush()  # anything written to the stream directly comes first
+            # Anything written to the stream directly comes first (a closed stream: the
+            # lines still go to the descriptor).
+            with contextlib.suppress(OSError, ValueError):
+                self._stream.flush()
             chunk = b""
             for item in lines:
                 line = item if isinstance(item, bytes) else self._rendered(*item)

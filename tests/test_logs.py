@@ -64,7 +64,10 @@ def test_rpc_lines_below_the_level_are_not_written(log_file: Path) -> None:
     assert [e["method"] for e in lines(log_file)] == ["ListGames"]
 
 
-def test_many_waiting_lines_are_written_without_a_flush(tmp_path: Path) -> None:
+def test_many_waiting_lines_are_written_without_a_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logs.time, "monotonic", lambda: 100.0)  # the last write stays new
     path = tmp_path / "log.jsonl"
     with open(path, "w") as stream:
         writer = logs.LineWriter(stream, lambda method, event: json.dumps(event), False)
@@ -97,3 +100,19 @@ def test_without_a_file_descriptor_rpc_lines_are_written_at_once() -> None:
         assert json.loads(line)["method"] == "ListGames"
     finally:
         logs.configure("warning", "json")
+
+
+def test_waiting_lines_are_written_once_the_last_write_is_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even if the flusher thread lags, no line waits much over FLUSH_SECONDS."""
+    clock = [100.0]
+    monkeypatch.setattr(logs.time, "monotonic", lambda: clock[0])
+    path = tmp_path / "log.jsonl"
+    with open(path, "w") as stream:
+        writer = logs.LineWriter(stream, lambda method, event: json.dumps(event), False)
+        writer.record("info", {"n": 1})
+        assert path.read_text() == ""
+        clock[0] += 2 * logs.FLUSH_SECONDS
+        writer.record("info", {"n": 2})
+        assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [1, 2]

@@ -136,7 +136,9 @@ def test_a_killed_worker_comes_back_and_calls_keep_succeeding(
     load = Load(started["port"], clients=4, retry_unavailable=True).start()
     try:
         wait_until(lambda: load.ok() >= 100, "calls before the kill")
-        # Kill the worker that has served calls (the kernel spread the connections).
+        # Kill the worker that has served calls (the kernel spread the connections); the
+        # lines of the calls follow their answers (written out at least every 50 ms).
+        wait_until(lambda: len(server.events("rpc")) >= 100, "the calls' log lines")
         served_by = Counter(e.get("worker") for e in server.events("rpc"))
         victim = served_by.most_common(1)[0][0]
         mark = server.mark()
