@@ -8,8 +8,10 @@ For each game, two realistic mid-game ApplyAction requests (a state and a legal 
 the same with the acting seat's view, as a bot would ask), each served by
 `referee serve --workers 1` (production logging: one JSON line per call, to a file),
 by the no-op server (grpc.aio, same protobuf types, a prepared response of the same
-size), and by "stack": Referee's server with its interceptor and log line but a
-prepared answer instead of the referee's work (what the serving stack costs).
+size), by "no-op coalesced" (the same with Referee's coalescing, referee/coalesce.py:
+what the same batching and busy event loop give gRPC itself, for reference), and by
+"stack": Referee's server with its interceptor, log line and coalescing but a prepared
+answer instead of the referee's work (what the serving stack costs).
 Each server is pinned to one core and h2load to the other (taskset), so the
 server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams
 (64 calls in flight, so latency there is queueing: Little's law); half load: 4
@@ -95,13 +97,34 @@ async def handler(request, context):
 asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
 """
 
+# The no-op server with the coalescing Referee's server does (referee/coalesce.py): what
+# the same batching and busy event loop would give gRPC itself (a reference, not the
+# target's floor).
+NOOP_COALESCED = """
+import asyncio, sys
+sys.path.insert(0, sys.argv[3])
+from workload import serve_apply_action
+from referee.coalesce import Coalescer
+from referee.server import ServerSettings
+from referee.v1 import referee_pb2 as pb
+response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
+coalescer = Coalescer(ServerSettings().coalesce_us / 1e6)
+def answer(request):
+    return response
+async def handler(request, context):
+    result = coalescer.run(answer, request)
+    return await result if isinstance(result, asyncio.Future) else result
+asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
+"""
+
 # Referee's server as `referee serve --workers 1` runs it (the interceptor: request id,
-# trailing metadata, one JSON log line per call), with Referee's own work replaced by a
-# prepared answer: what the serving stack costs before any rule is applied.
+# trailing metadata, one JSON log line per call; coalescing; the worker's GC tuning),
+# with Referee's own work replaced by a prepared answer: what the serving stack costs
+# before any rule is applied.
 STACK = """
 import asyncio, sys
 from referee import logs
-from referee.server import RefereeServer, ServerSettings
+from referee.server import RefereeServer, ServerSettings, tune_gc
 from referee.v1 import referee_pb2 as pb
 response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
 logs.configure("info", "json")
@@ -110,6 +133,7 @@ async def main():
     server = RefereeServer(ServerSettings(host="127.0.0.1", port=int(sys.argv[1])), None, 0)
     server.referee.apply_action = lambda request: response
     await server.start()
+    tune_gc()
     await server.run_until_signalled()
 asyncio.run(main())
 """
@@ -156,10 +180,12 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
     response = work / f"{game}.response"
     response.write_bytes(Referee(all_codecs()).apply_action(request).SerializeToString())
     results: dict[str, Load] = {}
-    for name in ("no-op", "stack", "referee"):
+    for name in ("no-op", "no-op coalesced", "stack", "referee"):
         port = free_port()
         if name == "no-op":
             cmd = [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
+        elif name == "no-op coalesced":
+            cmd = [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
         elif name == "stack":
             cmd = [sys.executable, "-c", STACK, str(port), str(response)]
         else:
@@ -186,16 +212,21 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
         f"response {response.stat().st_size} bytes"
     )
     print(
-        f"{'':22} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}"
+        f"{'':26} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}"
         f" {'CPU us/call':>12}"
     )
     for label, r in results.items():
         cpu = f"{r.cpu_us:12.0f}" if r.cpu_us else ""
-        print(f"{label:22} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
+        print(f"{label:26} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
     ratio = results["referee saturated"].rps / results["no-op saturated"].rps
     stack = results["stack saturated"].rps / results["no-op saturated"].rps
     print(f"ratio referee / no-op at saturation: {ratio:.2f}")
     print(f"ratio stack / no-op at saturation: {stack:.2f} (the serving stack, no rules)")
+    coalesced = results["referee saturated"].rps / results["no-op coalesced saturated"].rps
+    print(
+        f"ratio referee / no-op coalesced at saturation: {coalesced:.2f} "
+        "(against gRPC with the same batching)"
+    )
     return results
 
 

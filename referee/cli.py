@@ -145,6 +145,16 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
     )
     _add_setting(
         group,
+        "--coalesce-us",
+        "COALESCE_US",
+        "200",
+        _int_range(0, 10_000),
+        "under load, short calls wait until calls stop arriving for this many microseconds "
+        "(at most 10 times as long, at most 32 calls) and run back to back, which is "
+        "cheaper than one at a time; a call alone never waits (0: never batch)",
+    )
+    _add_setting(
+        group,
         "--drain-delay-seconds",
         "DRAIN_DELAY_SECONDS",
         "0",
@@ -309,6 +319,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         grace_seconds=args.grace_seconds,
         max_replay_actions=args.max_replay_actions,
         max_concurrent_rpcs=args.max_concurrent_rpcs,
+        coalesce_us=args.coalesce_us,
         keepalive_time_seconds=args.keepalive_time_seconds,
         keepalive_timeout_seconds=args.keepalive_timeout_seconds,
         keepalive_min_client_interval_seconds=args.keepalive_min_client_interval_seconds,

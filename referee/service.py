@@ -8,6 +8,7 @@ request are :class:`~referee.errors.RequestError`; verdicts are data.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +21,7 @@ from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
 from referee import __version__, metrics
+from referee.coalesce import Coalescer
 from referee.codec.base import GameCodec
 from referee.codec.common import (
     decode_actor,
@@ -591,12 +593,20 @@ async def abort_with(error: RequestError, context: Ctx, request_id: str = "") ->
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     """The gRPC face of :class:`Referee` (grpc.aio)."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Referee, coalescer: Coalescer | None = None) -> None:
         self.referee = referee
+        self.coalescer = coalescer
 
-    async def _run(self, fn: Callable[[_Req], _Resp], request: _Req, context: Ctx) -> _Resp:
+    async def _run(
+        self, fn: Callable[[_Req], _Resp], request: _Req, context: Ctx, coalesce: bool = True
+    ) -> _Resp:
         try:
-            return fn(request)
+            if self.coalescer is None or not coalesce:
+                return fn(request)
+            result = self.coalescer.run(fn, request)
+            if isinstance(result, asyncio.Future):
+                return await result  # type: ignore[no-any-return]
+            return result  # type: ignore[no-any-return]
         except RequestError as e:
             info = CURRENT_CALL.get()
             await abort_with(e, context, info.request_id if info is not None else "")
@@ -620,10 +630,10 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     async def Replay(self, request: Any, context: Ctx) -> Any:
         remaining = context.time_remaining()
         if remaining is None:
-            return await self._run(self.referee.replay, request, context)
+            return await self._run(self.referee.replay, request, context, coalesce=False)
         deadline = time.monotonic() + remaining
 
         def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
             return self.referee.replay(req, lambda: time.monotonic() >= deadline)
 
-        return await self._run(replay, request, context)
+        return await self._run(replay, request, context, coalesce=False)

@@ -50,12 +50,13 @@ def test_service_bench_runs() -> None:
     out = run("service.py", "--seconds", "1", "--warm-up", "1", "--games", "ecarte")
     assert out.count("ratio referee / no-op at saturation:") == 2, out
     assert out.count("ratio stack / no-op at saturation:") == 2, out
+    assert out.count("ratio referee / no-op coalesced at saturation:") == 2, out
     rows = re.findall(
         r"^(?:no-op|stack|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)(?:\s+\d+)?$",
         out,
         re.MULTILINE,
     )
-    assert len(rows) == 12, out  # 2 workloads x 3 servers x (saturated, half load)
+    assert len(rows) == 16, out  # 2 workloads x 4 servers x (saturated, half load)
     assert all(errors == "0" for _, errors in rows), out
 
 
