@@ -11,11 +11,13 @@ by the no-op server (grpc.aio, same protobuf types, a prepared response of the s
 size), by "no-op coalesced" (the same with Referee's coalescing, referee/coalesce.py:
 what the same batching and busy event loop give gRPC itself, for reference), and by
 "stack": Referee's server with its interceptor, log line and coalescing but a prepared
-answer instead of the referee's work (what the serving stack costs).
+answer instead of the referee's work (what the serving stack costs); and Referee again
+with `--coalesce-us 0` (what coalescing changes).
 Each server is pinned to one core and h2load to the other (taskset), so the
 server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams
 (64 calls in flight, so latency there is queueing: Little's law); half load: 4
-connections x 1 stream paced at half the saturated rate (h2load --rps). Latency
+connections x 1 stream paced at half the saturated rate (h2load --rps); one client:
+1 connection x 1 stream, one call at a time as fast as answers come back. Latency
 percentiles come from h2load's per-request log; the server's CPU time per call (all its
 threads, from /proc) is measured over the saturated run.
 """
@@ -140,7 +142,13 @@ asyncio.run(main())
 
 
 def h2load(
-    port: int, body: Path, seconds: float, warm_up: float, rps: float | None, log: Path
+    port: int,
+    body: Path,
+    seconds: float,
+    warm_up: float,
+    rps: float | None,
+    log: Path,
+    connections: int = CONNECTIONS,
 ) -> Load:
     log.unlink(missing_ok=True)
     cmd = [
@@ -148,8 +156,8 @@ def h2load(
         "h2load",
         f"--duration={seconds:g}",
         f"--warm-up-time={warm_up:g}",
-        f"--clients={CONNECTIONS}",
-        f"--max-concurrent-streams={STREAMS if rps is None else 1}",
+        f"--clients={connections}",
+        f"--max-concurrent-streams={STREAMS if rps is None and connections > 1 else 1}",
         "--header=content-type: application/grpc",
         "--header=te: trailers",
         f"--data={body}",
@@ -180,7 +188,7 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
     response = work / f"{game}.response"
     response.write_bytes(Referee(all_codecs()).apply_action(request).SerializeToString())
     results: dict[str, Load] = {}
-    for name in ("no-op", "no-op coalesced", "stack", "referee"):
+    for name in ("no-op", "no-op coalesced", "stack", "referee", "referee uncoalesced"):
         port = free_port()
         if name == "no-op":
             cmd = [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
@@ -188,8 +196,10 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
             cmd = [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
         elif name == "stack":
             cmd = [sys.executable, "-c", STACK, str(port), str(response)]
-        else:
+        elif name == "referee":
             cmd = serve_command(port, "--log-format", "json")
+        else:  # as shipped but with coalescing off: what coalescing changes
+            cmd = serve_command(port, "--log-format", "json", "--coalesce-us", "0")
         with open(work / f"{name}-{game}.log", "w") as log:
             server = subprocess.Popen([*pinned(1), *cmd], stdout=log, stderr=log)
         try:
@@ -201,8 +211,11 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
             calls = full.rps * (time.monotonic() - started)
             full.cpu_us = (cpu_seconds(server.pid) - before) / calls * 1e6
             half = h2load(port, body, seconds, warm_up, full.rps / 2, work / "h2-half.log")
+            # One client sending one call at a time, as fast as answers come back.
+            one = h2load(port, body, seconds, warm_up, None, work / "h2-one.log", connections=1)
             results[f"{name} saturated"] = full
             results[f"{name} half load"] = half
+            results[f"{name} one client"] = one
         finally:
             server.terminate()
             server.wait(30)
@@ -212,16 +225,18 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
         f"response {response.stat().st_size} bytes"
     )
     print(
-        f"{'':26} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}"
+        f"{'':30} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}"
         f" {'CPU us/call':>12}"
     )
     for label, r in results.items():
         cpu = f"{r.cpu_us:12.0f}" if r.cpu_us else ""
-        print(f"{label:26} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
+        print(f"{label:30} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
     ratio = results["referee saturated"].rps / results["no-op saturated"].rps
     stack = results["stack saturated"].rps / results["no-op saturated"].rps
     print(f"ratio referee / no-op at saturation: {ratio:.2f}")
     print(f"ratio stack / no-op at saturation: {stack:.2f} (the serving stack, no rules)")
+    plain = results["referee uncoalesced saturated"].rps / results["no-op saturated"].rps
+    print(f"ratio referee uncoalesced / no-op at saturation: {plain:.2f} (--coalesce-us 0)")
     coalesced = results["referee saturated"].rps / results["no-op coalesced saturated"].rps
     print(
         f"ratio referee / no-op coalesced at saturation: {coalesced:.2f} "

@@ -56,7 +56,7 @@ def test_service_bench_runs() -> None:
         out,
         re.MULTILINE,
     )
-    assert len(rows) == 16, out  # 2 workloads x 4 servers x (saturated, half load)
+    assert len(rows) == 30, out  # 2 workloads x 5 servers x (saturated, half, one client)
     assert all(errors == "0" for _, errors in rows), out
 
 
