@@ -33,6 +33,19 @@ CARD_MESSAGES: tuple[cards_pb2.Card, ...] = tuple(
 CACHE_LIMIT = 4096
 """Entries of each codec cache (decoded configurations, actions ...); cleared when full."""
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def remember(cache: dict[_K, _V], key: _K, value: _V) -> _V:
+    """Store ``value`` in a codec cache (emptied first when it holds CACHE_LIMIT
+    entries: inputs are the clients', so a cache must not grow without bound)."""
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 MAX_CALL_LENGTH = 1000
 MAX_SPECTATOR_ID_LENGTH = 128
 
@@ -63,10 +76,7 @@ class ConfigDecoder(Generic[Config, ConfigMessage]):
         key = message.SerializeToString(deterministic=True)
         config = self._configs.get(key)
         if config is None:
-            config = self._build(message, path)
-            if len(self._configs) >= CACHE_LIMIT:
-                self._configs.clear()
-            self._configs[key] = config
+            config = remember(self._configs, key, self._build(message, path))
         return config
 
     def state_config(self, message: ConfigMessage, path: str) -> Config:
@@ -83,9 +93,7 @@ class ConfigDecoder(Generic[Config, ConfigMessage]):
                 raise InvalidInput.one(
                     path, "must have every option written out, as in the states the referee returns"
                 )
-            if len(self._state_configs) >= CACHE_LIMIT:
-                self._state_configs.clear()
-            self._state_configs[key] = config
+            remember(self._state_configs, key, config)
         return config
 
     def encoded(self, config: Config, message: ConfigMessage) -> None:
@@ -95,9 +103,7 @@ class ConfigDecoder(Generic[Config, ConfigMessage]):
         if entry is None or entry[0] is not config:
             made = type(message)()
             self._encode(config, made)
-            if len(self._messages) >= CACHE_LIMIT:
-                self._messages.clear()
-            entry = self._messages[id(config)] = (config, made)
+            entry = remember(self._messages, id(config), (config, made))
         message.CopyFrom(entry[1])
 
 

@@ -9,7 +9,6 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from referee.cards import FULL_MASK
 from referee.codec.common import (
-    CACHE_LIMIT,
     CARD_MESSAGES,
     MAX_CALL_LENGTH,
     ConfigDecoder,
@@ -19,6 +18,7 @@ from referee.codec.common import (
     decode_actor,
     encode_actor,
     encode_game_info,
+    remember,
 )
 from referee.games.base import ActorKind, InvalidInput
 from referee.games.earl_of_coventry.calls import CallStyle
@@ -251,10 +251,7 @@ class EarlOfCoventryCodec:
         key = msg.SerializeToString(deterministic=True)
         action = self._decoded.get(key)
         if action is None:
-            action = self._decode_action(msg, path)
-            if len(self._decoded) >= CACHE_LIMIT:
-                self._decoded.clear()
-            self._decoded[key] = action
+            action = remember(self._decoded, key, self._decode_action(msg, path))
         actor = action.actor
         if actor.kind is ActorKind.SEAT and actor.seat >= state.config.seats:
             raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")
@@ -304,9 +301,7 @@ class EarlOfCoventryCodec:
                 a.next_round.SetInParent()
             else:
                 a.end_session.SetInParent()
-            if len(self._actions) >= CACHE_LIMIT:
-                self._actions.clear()
-            self._actions[action] = cached
+            remember(self._actions, action, cached)
         out.CopyFrom(cached)
 
     # ------------------------------------------------------------ events
