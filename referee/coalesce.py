@@ -40,12 +40,20 @@ _Item = tuple[Callable[[Any], Any], Any, "asyncio.Future[Any]", contextvars.Cont
 class Coalescer:
     """Runs ``fn(request)`` for the calls of one event loop, batched under load."""
 
-    def __init__(self, gap_seconds: float, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        gap_seconds: float,
+        max_batch: int = MAX_BATCH,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> None:
+        """``on_batch(n)`` is told the size of each batch run, a call run at once
+        counting as a batch of one (the ``referee_coalesced_batch_calls`` metric)."""
         if gap_seconds <= 0:
             raise ValueError("gap_seconds must be positive (no coalescer: no batching)")
         self.gap = gap_seconds
         self.max_wait = gap_seconds * MAX_WAIT_GAPS
         self.max_batch = max_batch
+        self.on_batch = on_batch
         self._queue: list[_Item] = []
         self._armed = False
         self._first = 0.0
@@ -63,6 +71,8 @@ class Coalescer:
         if not queue and self._pays < PAYS:
             self._solo += 1
             if self._solo % PROBE_EVERY:
+                if self.on_batch is not None:
+                    self.on_batch(1)
                 return fn(request)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
@@ -93,6 +103,8 @@ class Coalescer:
         self.batches += 1
         self.calls += len(batch)
         self._pays += ((len(batch) > 1) - self._pays) * WEIGHT
+        if self.on_batch is not None:
+            self.on_batch(len(batch))
         for fn, request, future, context in batch:
             if future.done():  # cancelled while waiting (deadline, client gone)
                 continue

@@ -52,6 +52,7 @@ LATENCY_BUCKETS = (
     30.0,
     60.0,
 )
+BATCH_BUCKETS = (1, 2, 4, 8, 16, 32)
 # Verdict numbers of referee.v1.Verdict (common.proto) -> label values.
 _VERDICTS = {1: "accepted", 2: "rejected", 3: "penalized"}
 
@@ -98,6 +99,13 @@ class Metrics:
             "RPCs started and not yet finished (all workers)",
             registry=reg,
             multiprocess_mode="livesum",
+        )
+        self.batch_calls = Histogram(
+            "referee_coalesced_batch_calls",
+            "Calls run back to back in one coalesced batch (--coalesce-us); a call run at"
+            " once counts as a batch of one",
+            buckets=BATCH_BUCKETS,
+            registry=reg,
         )
         self.build_info = Gauge(
             "referee_build_info",
@@ -149,6 +157,10 @@ class Metrics:
             counts[step.verdict] = counts.get(step.verdict, 0) + 1
         for verdict, n in counts.items():
             self.action(game, _VERDICTS.get(verdict, "unspecified"), n)
+
+    def batch(self, calls: int) -> None:
+        """Observe one coalesced batch of ``calls`` calls (a call run at once: 1)."""
+        self.batch_calls.observe(calls)
 
     def sealed_refusal(self, reason: str) -> None:
         self.sealed_refusals.labels(reason).inc()

@@ -490,7 +490,14 @@ class RefereeServer:
             settings.max_concurrent_rpcs,
             max_response_bytes=settings.max_message_bytes,
         )
-        self.coalescer = Coalescer(settings.coalesce_us / 1e6) if settings.coalesce_us else None
+        self.coalescer = (
+            Coalescer(
+                settings.coalesce_us / 1e6,
+                on_batch=metrics.batch if metrics is not None else None,
+            )
+            if settings.coalesce_us
+            else None
+        )
         options = settings.grpc_options()
         self.server = grpc.aio.server(interceptors=[self.interceptor], options=options)
         referee_pb2_grpc.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]

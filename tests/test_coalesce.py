@@ -149,6 +149,24 @@ def test_waiting_starts_again_when_load_comes_back() -> None:
     asyncio.run(main())
 
 
+def test_each_batch_is_reported_a_call_run_at_once_as_one() -> None:
+    """``on_batch`` (the referee_coalesced_batch_calls metric) sees every call once."""
+    sizes: list[int] = []
+    c = coalescer(on_batch=sizes.append)
+
+    async def main() -> None:
+        await asyncio.gather(*(call(c, lambda x: x, n) for n in range(MAX_BATCH + 3)))
+        for n in range(40):  # one at a time: waiting stops paying, calls run at once
+            result = c.run(lambda x: x, n)
+            if isinstance(result, asyncio.Future):
+                await result
+
+    asyncio.run(main())
+    assert sizes[:2] == [MAX_BATCH, 3]
+    assert set(sizes[2:]) == {1} and len(sizes) == 2 + 40
+    assert sum(sizes) == c.calls + (40 - (c.batches - 2))  # solo calls are not batches
+
+
 def test_gap_must_be_positive() -> None:
     with pytest.raises(ValueError):
         Coalescer(0)
