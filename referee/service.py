@@ -202,11 +202,12 @@ class Referee:
         entropy = msg.seat_entropy
         self._check_entropy(entropy, MAX_SEATS, f"{path}.seat_entropy")
         msg.DiscardUnknownFields()
+        data = msg.SerializeToString(deterministic=True)  # hashed, and the codec reads it
         try:
-            state = codec.decode_state(msg, effective_seed(seed, entropy), path)
+            state = codec.decode_state(msg, effective_seed(seed, entropy), path, data)
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
-        return Opened(codec, state, msg, state_hash(msg), sealed)
+        return Opened(codec, state, msg, state_hash_of(data), sealed)
 
     def _unseal(self, token: bytes) -> referee_pb2.GameState:
         if self.keyring is None:

@@ -27,9 +27,13 @@ class GameCodec(Protocol):
 
     def seat_count(self, state: Any) -> int: ...
 
-    def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> Any:
+    def decode_state(
+        self, msg: referee_pb2.GameState, seed: bytes, path: str, data: bytes | None = None
+    ) -> Any:
         """The rules state of ``msg`` (checked with ``rules.validate``); ``seed`` is the
-        effective seed of the game."""
+        effective seed of the game; ``data``, when given, is ``msg``'s canonical
+        serialization (``SerializeToString(deterministic=True)``), which the codec reads
+        instead of serializing ``msg`` again."""
         ...
 
     def encode_state(self, state: Any, out: referee_pb2.GameState) -> None: ...

@@ -12,13 +12,20 @@ from referee.codec.common import (
     CARD_MESSAGES,
     MAX_CALL_LENGTH,
     ConfigDecoder,
+    WireError,
     add_cards,
     card_code,
     check_enum,
     decode_actor,
     encode_actor,
     encode_game_info,
+    field_span,
+    read_length,
+    read_packed,
+    read_varint,
     remember,
+    signed,
+    skip_field,
 )
 from referee.games.base import ActorKind, InvalidInput
 from referee.games.earl_of_coventry.calls import CallStyle
@@ -53,6 +60,9 @@ from referee.games.earl_of_coventry.state import (
 )
 from referee.v1 import earl_of_coventry_pb2 as pb
 from referee.v1 import referee_pb2
+
+GAME_STATE_FIELD = referee_pb2.GameState.DESCRIPTOR.fields_by_name["earl_of_coventry"].number
+PHASES: dict[int, Phase] = {int(p): p for p in Phase}
 
 
 class EarlOfCoventryCodec:
@@ -111,13 +121,80 @@ class EarlOfCoventryCodec:
 
     # ------------------------------------------------------------ state
 
-    def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EarlState:
+    def decode_state(
+        self, msg: referee_pb2.GameState, seed: bytes, path: str, data: bytes | None = None
+    ) -> EarlState:
+        """``data``: the canonical serialization of ``msg`` when the caller has it (the
+        state hash is taken of it); the fields are read from it (codec.common)."""
+        if data is None:
+            data = msg.SerializeToString(deterministic=True)
         path = f"{path}.earl_of_coventry"
-        s = msg.earl_of_coventry
-        config = self._configs.state_config(s.config, f"{path}.config")
-        check_enum(s.phase, range(1, 4), f"{path}.phase", "phase")
-        check_enum(s.current_rank, range(0, 14), f"{path}.current_rank", "rank")
-        seats = s.seats
+        try:
+            state = self._read_state(data, seed, path)
+        except (WireError, UnicodeDecodeError) as e:
+            raise InvalidInput.one(path, f"is not a well-formed state ({e})") from None
+        try:
+            RULES.validate(state)
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        return state
+
+    def _read_state(self, data: bytes, seed: bytes, path: str) -> EarlState:
+        pos, end = field_span(data, GAME_STATE_FIELD)
+        config_key = b""
+        phase = round_number = dealer = current_rank = run_length = turn = last_player = 0
+        pool = 0
+        tiebreak = False
+        round_winner = NO_SEAT
+        played = b""
+        winners: list[int] = []
+        seats: list[tuple[int, int]] = []  # the span of each seat's message
+        while pos < end:
+            tag, pos = read_varint(data, pos)
+            field = tag >> 3
+            if tag & 7 == 0:
+                value, pos = read_varint(data, pos)
+                if field == 2:
+                    phase = signed(value)
+                elif field == 3:
+                    round_number = value
+                elif field == 4:
+                    dealer = value
+                elif field == 7:
+                    current_rank = signed(value)
+                elif field == 8:
+                    run_length = value
+                elif field == 9:
+                    turn = value
+                elif field == 10:
+                    last_player = value
+                elif field == 11:
+                    pool = value
+                elif field == 12:
+                    tiebreak = value != 0
+                elif field == 13:
+                    round_winner = value
+                elif field == 14:
+                    winners.append(value)
+            elif tag & 7 == 2:
+                start, pos = read_length(data, pos)
+                if field == 1:
+                    config_key = data[start:pos]
+                elif field == 5:
+                    seats.append((start, pos))
+                elif field == 6:
+                    played = data[start:pos]
+                elif field == 14:
+                    read_packed(data, start, pos, winners)
+            else:
+                pos = skip_field(data, pos, tag & 7)
+        if pos != end:
+            raise WireError("a field overruns the state")
+        config = self._configs.state_config_of(
+            config_key, pb.EarlOfCoventryConfig.FromString, f"{path}.config"
+        )
+        check_enum(phase, range(1, 4), f"{path}.phase", "phase")
+        check_enum(current_rank, range(0, 14), f"{path}.current_rank", "rank")
         if len(seats) != config.seats:
             raise InvalidInput.one(f"{path}.seats", f"must list exactly {config.seats} seats")
         hands: list[int] = []
@@ -125,43 +202,53 @@ class EarlOfCoventryCodec:
         counters: list[int] = []
         eliminated = 0
         dealt_in = 0
-        for i, seat in enumerate(seats):
-            hand = seat.hand
+        for i, (pos, end) in enumerate(seats):
+            hand = won = held = 0
+            while pos < end:
+                tag, pos = read_varint(data, pos)
+                if tag & 7 != 0:
+                    pos = skip_field(data, pos, tag & 7)
+                    continue
+                value, pos = read_varint(data, pos)
+                field = tag >> 3
+                if field == 1:
+                    hand = value
+                elif field == 2:
+                    won = value
+                elif field == 3:
+                    held = value
+                elif field == 4 and value:
+                    eliminated |= 1 << i
+                elif field == 5 and value:
+                    dealt_in |= 1 << i
+            if pos != end:
+                raise WireError("a field overruns its seat")
             if hand & ~FULL_MASK:
                 raise InvalidInput.one(f"{path}.seats[{i}].hand", "holds bits that are no card")
             hands.append(hand)
-            rounds_won.append(seat.rounds_won)
-            counters.append(seat.counters)
-            if seat.eliminated:
-                eliminated |= 1 << i
-            if seat.dealt_in:
-                dealt_in |= 1 << i
-        state = EarlState(
+            rounds_won.append(won)
+            counters.append(held)
+        return EarlState(
             config=config,
             seed=seed,
-            phase=Phase(s.phase),
-            round=s.round,
-            dealer=s.dealer,
+            phase=PHASES[phase],
+            round=round_number,
+            dealer=dealer,
             hands=tuple(hands),
             rounds_won=tuple(rounds_won),
             counters=tuple(counters),
             eliminated=eliminated,
             dealt_in=dealt_in,
-            played=s.played,
-            current_rank=s.current_rank - 1 if s.current_rank else NO_RANK,
-            run_length=s.run_length,
-            turn=s.turn,
-            last_player=s.last_player,
-            pool=s.pool,
-            tiebreak=s.tiebreak,
-            round_winner=s.round_winner if s.HasField("round_winner") else NO_SEAT,
-            winners=tuple(s.winners),
+            played=played,
+            current_rank=current_rank - 1 if current_rank else NO_RANK,
+            run_length=run_length,
+            turn=turn,
+            last_player=last_player,
+            pool=pool,
+            tiebreak=tiebreak,
+            round_winner=round_winner,
+            winners=tuple(winners),
         )
-        try:
-            RULES.validate(state)
-        except InvalidInput as e:
-            raise e.prefixed(path) from None
-        return state
 
     def encode_state(self, state: EarlState, out: referee_pb2.GameState) -> None:
         s = out.earl_of_coventry

@@ -17,12 +17,19 @@ from referee.cards import ECARTE_MASK, name
 from referee.codec.common import (
     CARD_MESSAGES,
     ConfigDecoder,
+    WireError,
     add_cards,
     card_code,
     check_enum,
     decode_actor,
     encode_actor,
     encode_game_info,
+    field_span,
+    read_length,
+    read_varint,
+    signed,
+    skip_field,
+    zigzag,
 )
 from referee.games.base import ActorKind, InvalidInput
 from referee.games.ecarte.rules import RULES
@@ -91,6 +98,10 @@ def _ecarte_card(card: Any, path: str) -> int:
     return code
 
 
+GAME_STATE_FIELD = referee_pb2.GameState.DESCRIPTOR.fields_by_name["ecarte"].number
+PHASES: dict[int, Phase] = {int(p): p for p in Phase}
+
+
 class EcarteCodec:
     game_id = "ecarte"
     rules = RULES
@@ -146,18 +157,106 @@ class EcarteCodec:
 
     # ------------------------------------------------------------ state
 
-    def decode_state(self, msg: referee_pb2.GameState, seed: bytes, path: str) -> EcarteState:
+    def decode_state(
+        self, msg: referee_pb2.GameState, seed: bytes, path: str, data: bytes | None = None
+    ) -> EcarteState:
+        """``data``: the canonical serialization of ``msg`` when the caller has it (the
+        state hash is taken of it); the fields are read from it (codec.common)."""
+        if data is None:
+            data = msg.SerializeToString(deterministic=True)
         path = f"{path}.ecarte"
-        s = msg.ecarte
-        config = self._configs.state_config(s.config, f"{path}.config")
-        check_enum(s.phase, range(1, 7), f"{path}.phase", "phase")
-        check_enum(s.trump, range(1, 5), f"{path}.trump", "suit")
+        try:
+            state = self._read_state(data, seed, path)
+        except (WireError, UnicodeDecodeError) as e:
+            raise InvalidInput.one(path, f"is not a well-formed state ({e})") from None
+        try:
+            RULES.validate(state)
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        return state
+
+    def _read_state(self, data: bytes, seed: bytes, path: str) -> EcarteState:
+        pos, end = field_span(data, GAME_STATE_FIELD)
+        config_key = stock = tricks = b""
+        phase = deal = dealer = turn = turn_up = trump = 0
+        king_announced = NO_SEAT
+        seats: list[tuple[int, int]] = []  # the span of each message
+        wagers: list[tuple[int, int]] = []
+        spectators: list[tuple[int, int]] = []
+        while pos < end:
+            tag, pos = read_varint(data, pos)
+            field = tag >> 3
+            if tag & 7 == 0:
+                value, pos = read_varint(data, pos)
+                if field == 2:
+                    phase = signed(value)
+                elif field == 3:
+                    deal = value
+                elif field == 4:
+                    dealer = value
+                elif field == 5:
+                    turn = value
+                elif field == 7:
+                    turn_up = value
+                elif field == 8:
+                    trump = signed(value)
+                elif field == 11:
+                    king_announced = value
+            elif tag & 7 == 2:
+                start, pos = read_length(data, pos)
+                if field == 1:
+                    config_key = data[start:pos]
+                elif field == 6:
+                    seats.append((start, pos))
+                elif field == 9:
+                    stock = data[start:pos]
+                elif field == 10:
+                    tricks = data[start:pos]
+                elif field == 12:
+                    wagers.append((start, pos))
+                elif field == 13:
+                    spectators.append((start, pos))
+            else:
+                pos = skip_field(data, pos, tag & 7)
+        if pos != end:
+            raise WireError("a field overruns the state")
+        config = self._configs.state_config_of(
+            config_key, pb.EcarteConfig.FromString, f"{path}.config"
+        )
+        check_enum(phase, range(1, 7), f"{path}.phase", "phase")
+        check_enum(trump, range(1, 5), f"{path}.trump", "suit")
         n = config.seats
-        if len(s.seats) != n:
+        if len(seats) != n:
             raise InvalidInput.one(f"{path}.seats", f"must list exactly {n} seats")
-        hands, discards, tricks_won, points, games_won, chips = [], [], [], [], [], []
-        for i, seat in enumerate(s.seats):
-            hand, discarded = seat.hand, seat.discards
+        hands: list[int] = []
+        discards: list[int] = []
+        tricks_won: list[int] = []
+        points: list[int] = []
+        games_won: list[int] = []
+        chips: list[int] = []
+        for i, (pos, end) in enumerate(seats):
+            hand = discarded = won = scored = games = held = 0
+            while pos < end:
+                tag, pos = read_varint(data, pos)
+                if tag & 7 != 0:
+                    pos = skip_field(data, pos, tag & 7)
+                    continue
+                value, pos = read_varint(data, pos)
+                field = tag >> 3
+                if field == 1:
+                    hand = value
+                elif field == 2:
+                    discarded = value
+                elif field == 3:
+                    won = value
+                elif field == 4:
+                    scored = value
+                elif field == 5:
+                    games = value
+                elif field == 6:
+                    held = zigzag(value)
+            if pos != end:
+                raise WireError("a field overruns its seat")
             if (hand | discarded) & ~ECARTE_MASK:
                 where = "hand" if hand & ~ECARTE_MASK else "discards"
                 raise InvalidInput.one(
@@ -165,26 +264,54 @@ class EcarteCodec:
                 )
             hands.append(hand)
             discards.append(discarded)
-            tricks_won.append(seat.tricks_won)
-            points.append(seat.points)
-            games_won.append(seat.games_won)
-            chips.append(seat.chips)
-        turn_up = s.turn_up
+            tricks_won.append(won)
+            points.append(scored)
+            games_won.append(games)
+            chips.append(held)
         if turn_up >= 52 or not ECARTE_MASK >> turn_up & 1:
             raise InvalidInput.one(f"{path}.turn_up", "is not a card of the Écarté pack")
-        wagers = []
-        for i, w in enumerate(s.wagers):
-            if not w.spectator:
+        wager_list: list[Wager] = []
+        for i, (pos, end) in enumerate(wagers):
+            spectator, seat, amount = "", 0, 0
+            while pos < end:
+                tag, pos = read_varint(data, pos)
+                if tag == 0x0A:
+                    start, pos = read_length(data, pos)
+                    spectator = data[start:pos].decode()
+                elif tag == 0x10:
+                    seat, pos = read_varint(data, pos)
+                elif tag == 0x18:
+                    amount, pos = read_varint(data, pos)
+                else:
+                    pos = skip_field(data, pos, tag & 7)
+            if pos != end:
+                raise WireError("a field overruns its wager")
+            if not spectator:
                 raise InvalidInput.one(f"{path}.wagers[{i}].spectator", "is required")
-            wagers.append(Wager(w.spectator, w.seat, w.amount))
-        ledger = tuple(SpectatorNet(x.spectator, x.net) for x in s.spectators)
-        state = EcarteState(
+            wager_list.append(Wager(spectator, seat, amount))
+        ledger: list[SpectatorNet] = []
+        for pos, end in spectators:
+            spectator, net = "", 0
+            while pos < end:
+                tag, pos = read_varint(data, pos)
+                if tag == 0x0A:
+                    start, pos = read_length(data, pos)
+                    spectator = data[start:pos].decode()
+                elif tag == 0x10:
+                    value, pos = read_varint(data, pos)
+                    net = zigzag(value)
+                else:
+                    pos = skip_field(data, pos, tag & 7)
+            if pos != end:
+                raise WireError("a field overruns its spectator")
+            ledger.append(SpectatorNet(spectator, net))
+        return EcarteState(
             config=config,
             seed=seed,
-            phase=Phase(s.phase),
-            deal=s.deal,
-            dealer=s.dealer,
-            turn=s.turn,
+            phase=PHASES[phase],
+            deal=deal,
+            dealer=dealer,
+            turn=turn,
             hands=tuple(hands),
             discards=tuple(discards),
             tricks_won=tuple(tricks_won),
@@ -192,18 +319,13 @@ class EcarteCodec:
             games_won=tuple(games_won),
             chips=tuple(chips),
             turn_up=turn_up,
-            trump=s.trump - 1,
-            stock=_card_sequence(s.stock, f"{path}.stock"),
-            tricks=_card_sequence(s.tricks, f"{path}.tricks"),
-            king_announced=s.king_announced if s.HasField("king_announced") else NO_SEAT,
-            wagers=tuple(wagers),
-            ledger=ledger,
+            trump=trump - 1,
+            stock=_card_sequence(stock, f"{path}.stock"),
+            tricks=_card_sequence(tricks, f"{path}.tricks"),
+            king_announced=king_announced,
+            wagers=tuple(wager_list),
+            ledger=tuple(ledger),
         )
-        try:
-            RULES.validate(state)
-        except InvalidInput as e:
-            raise e.prefixed(path) from None
-        return state
 
     def encode_state(self, state: EcarteState, out: referee_pb2.GameState) -> None:
         s = out.ecarte

@@ -1,0 +1,144 @@
+"""The codecs read a state's fields from its canonical bytes (codec.common's wire
+readers): the readers against protobuf's own encoding, and bytes that are not a
+well-formed state refused as a request error, never a crash."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.codec import all_codecs
+from referee.codec.common import (
+    WireError,
+    field_span,
+    read_length,
+    read_packed,
+    read_varint,
+    signed,
+    skip_field,
+    zigzag,
+)
+from referee.games.base import InvalidInput
+from referee.service import Referee
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import ecarte_pb2 as epb
+from referee.v1 import referee_pb2 as pb
+
+SEED = bytes(range(32))
+REFEREE = Referee(all_codecs())
+CONFIGS = {
+    "earl_of_coventry": pb.GameConfig(earl_of_coventry={"seats": 4}),
+    "ecarte": pb.GameConfig(ecarte={"seats": 3, "stake": 2, "gallery": True}),
+}
+
+
+def first_state(game: str) -> pb.GameState:
+    return REFEREE.new_game(pb.NewGameRequest(config=CONFIGS[game], seed=SEED)).state
+
+
+def decode(msg: pb.GameState, data: bytes | None = None) -> object:
+    game = msg.WhichOneof("game") or "earl_of_coventry"
+    return REFEREE.codecs[game].decode_state(msg, SEED, "state", data)
+
+
+@given(st.integers(0, 2**64 - 1))
+def test_varints_read_as_protobuf_writes_them(value: int) -> None:
+    data = eoc.EarlOfCoventrySeat(hand=value).SerializeToString()
+    if value:
+        assert read_varint(data, 1) == (value, len(data))
+    else:
+        assert data == b""
+
+
+@given(st.integers(-(2**63), 2**63 - 1))
+def test_sint64_and_int64_read_back(value: int) -> None:
+    chips = epb.EcarteSeat(chips=value).SerializeToString()  # sint64: ZigZag
+    if value:
+        raw, end = read_varint(chips, 1)
+        assert zigzag(raw) == value and end == len(chips)
+    negative = eoc.EarlOfCoventryState()
+    negative.phase = -(value % 2**31) - 1  # type: ignore[assignment]  # an int32 enum
+    data = negative.SerializeToString()
+    assert signed(read_varint(data, 1)[0]) == negative.phase
+
+
+def test_negative_and_unknown_enum_values_are_refused_as_before() -> None:
+    for game, field in (("earl_of_coventry", "phase"), ("ecarte", "phase"), ("ecarte", "trump")):
+        msg = first_state(game)
+        setattr(getattr(msg, game), field, -3)
+        with pytest.raises(InvalidInput) as e:
+            decode(msg)
+        assert [(v.field, v.description) for v in e.value.violations] == [
+            (f"state.{game}.{field}", f"unknown {'suit' if field == 'trump' else 'phase'} value -3")
+        ]
+
+
+def test_spans_packed_fields_and_skipped_fields() -> None:
+    # field 1 varint 150; field 2 fixed64; field 3 bytes "ab"; field 4 fixed32; field 3 "c"
+    data = b"\x08\x96\x01" + b"\x11" + bytes(8) + b"\x1a\x02ab" + b"\x25" + bytes(4) + b"\x1a\x01c"
+    assert field_span(data, 3) == (len(data) - 1, len(data))  # the last occurrence
+    assert field_span(data, 9) == (0, 0)
+    pos = skip_field(data, 1, 0)
+    assert pos == 3 and skip_field(data, pos + 1, 1) == 12
+    assert read_length(data, 13) == (14, 16)
+    out: list[int] = []
+    read_packed(b"\x01\x96\x01\x05", 0, 4, out)
+    assert out == [1, 150, 5]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\x80", b"\xff" * 11, b"\x0a\x05ab", b"\x0b", b"\x09\x00", b"\x0d\x00\x00"],
+)
+def test_malformed_wire_is_a_wire_error(data: bytes) -> None:
+    with pytest.raises(WireError):
+        field_span(data, 1)
+
+
+@pytest.mark.parametrize("game", ["earl_of_coventry", "ecarte"])
+def test_unknown_fields_in_the_bytes_are_skipped(game: str) -> None:
+    """The bytes come from protobuf after DiscardUnknownFields; a reader given more
+    (a newer producer) skips what it does not know, of every wire type."""
+    msg = first_state(game)
+    inner = getattr(msg, game).SerializeToString(deterministic=True)
+    extra = b"\xb8\x06\x07" + b"\xc1\x06" + bytes(8) + b"\xca\x06\x01z" + b"\xd5\x06" + bytes(4)
+    number = pb.GameState.DESCRIPTOR.fields_by_name[game].number
+    body = inner + extra
+    envelope = pb.GameState()
+    envelope.CopyFrom(msg)
+    envelope.ClearField(game)
+    data = envelope.SerializeToString(deterministic=True)
+    data += bytes([number << 3 | 2]) + _varint(len(body)) + body
+    assert decode(msg, data) == decode(msg)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["earl_of_coventry", "ecarte"]),
+    st.integers(0, 10_000),
+    st.binary(min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_damaged_bytes_are_refused_or_read_never_a_crash(
+    game: str, where: int, junk: bytes, cut: bool
+) -> None:
+    """Whatever bytes reach a reader (they cannot come from a client: the service
+    serializes the parsed message itself), the answer is a state or InvalidInput."""
+    msg = first_state(game)
+    data = msg.SerializeToString(deterministic=True)
+    where %= len(data)
+    damaged = data[:where] if cut else data[:where] + junk + data[where + len(junk) :]
+    with contextlib.suppress(InvalidInput):
+        decode(msg, damaged)
