@@ -139,6 +139,20 @@ class InvalidInput(Exception):
         )
 
 
+class Findings:
+    """The field violations a validator finds: ``bad(path, why)`` adds one to ``errors``.
+
+    Validators use this bound method rather than a nested function: compiled (mypyc), a
+    nested function and its environment form a reference cycle, garbage that only the
+    cyclic collector frees, once per validated state (one per request)."""
+
+    def __init__(self, errors: list[FieldViolation] | None = None) -> None:
+        self.errors: list[FieldViolation] = [] if errors is None else errors
+
+    def bad(self, path: str, why: str) -> None:
+        self.errors.append(FieldViolation(path, why))
+
+
 S = TypeVar("S")
 A = TypeVar("A")
 E = TypeVar("E")

@@ -18,6 +18,7 @@ from referee.games.base import (
     Actor,
     ActorKind,
     FieldViolation,
+    Findings,
     InvalidInput,
     OptionSpec,
     OptionType,
@@ -450,9 +451,7 @@ class EarlOfCoventryRules:
         cfg = state.config
         n = cfg.seats
         errors: list[FieldViolation] = []
-
-        def bad(path: str, why: str) -> None:
-            errors.append(FieldViolation(path, why))
+        bad = Findings(errors).bad  # not a nested function: no reference cycle per call
 
         if len(state.seed) != SEED_BYTES:
             bad("seed", "must be 32 bytes")
@@ -592,8 +591,7 @@ class EarlOfCoventryRules:
             raise InvalidInput(errors)
 
     def _validate_play(self, state: EarlState, errors: list[FieldViolation]) -> None:
-        def bad(path: str, why: str) -> None:
-            errors.append(FieldViolation(path, why))
+        bad = Findings(errors).bad
 
         n = state.config.seats
         if state.round_winner != NO_SEAT:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from referee.cards import ECARTE_MASK, card_list, name
-from referee.games.base import FieldViolation, InvalidInput
+from referee.games.base import Findings, InvalidInput
 from referee.games.ecarte.deck import (
     BEATS,
     CARD_BIT,
@@ -38,6 +38,34 @@ _MAX_CHIPS = 1 << 62
 _EXCHANGE = (Phase.PROPOSAL, Phase.ANSWER, Phase.ELDER_DISCARD, Phase.RESPONDER_DISCARD)
 
 
+class _Report(Findings):
+    """The violations found so far (:class:`Findings`), and the cards placed (E-DECK-1)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = 0
+
+    def place(self, path: str, mask: int) -> None:
+        if mask & ~ECARTE_MASK:
+            self.bad(path, "holds a card that is not in the Écarté pack (E-DECK-1)")
+        twice = mask & self.seen
+        if twice:
+            self.bad(path, f"{' '.join(name(c) for c in card_list(twice))} appear(s) twice")
+        self.seen |= mask
+
+    def place_bytes(self, path: str, data: bytes) -> int:
+        mask = 0
+        for i, c in enumerate(data):
+            if c >= 52 or not IS_ECARTE_CARD[c]:
+                self.bad(f"{path}", f"byte {i} is not a card of the Écarté pack (E-DECK-1)")
+                continue
+            if mask >> c & 1:
+                self.bad(path, f"{name(c)} appears twice")
+            mask |= 1 << c
+        self.place(path, mask)
+        return mask
+
+
 def validate(state: EcarteState, *, check_deal: bool = True) -> None:
     """Raise :class:`InvalidInput` unless ``state`` is a possible state of Écarté.
 
@@ -51,10 +79,9 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
         cfg.check()
     except InvalidInput as e:
         raise e.prefixed("config") from None
-    errors: list[FieldViolation] = []
-
-    def bad(path: str, why: str) -> None:
-        errors.append(FieldViolation(path, why))
+    report = _Report()
+    errors = report.errors
+    bad = report.bad  # not a nested function: no reference cycle per call (Findings)
 
     n = cfg.seats
     per_seat = (
@@ -83,37 +110,16 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
         raise InvalidInput(errors)
 
     # E-DECK-1: all 32 cards exactly once across hands, discards, turn-up, stock, tricks.
-    seen = 0
-
-    def place(path: str, mask: int) -> None:
-        nonlocal seen
-        if mask & ~ECARTE_MASK:
-            bad(path, "holds a card that is not in the Écarté pack (E-DECK-1)")
-        twice = mask & seen
-        if twice:
-            bad(path, f"{' '.join(name(c) for c in card_list(twice))} appear(s) twice")
-        seen |= mask
-
-    def place_bytes(path: str, data: bytes) -> int:
-        mask = 0
-        for i, c in enumerate(data):
-            if c >= 52 or not IS_ECARTE_CARD[c]:
-                bad(f"{path}", f"byte {i} is not a card of the Écarté pack (E-DECK-1)")
-                continue
-            if mask >> c & 1:
-                bad(path, f"{name(c)} appears twice")
-            mask |= 1 << c
-        place(path, mask)
-        return mask
-
+    place = report.place
     for s in range(n):
         place(f"seats[{s}].hand", state.hands[s])
         place(f"seats[{s}].discards", state.discards[s])
     place("turn_up", CARD_BIT[state.turn_up])
-    place_bytes("stock", state.stock)
-    place_bytes("tricks", state.tricks)
+    report.place_bytes("stock", state.stock)
+    report.place_bytes("tricks", state.tricks)
     if errors:
         raise InvalidInput(errors)
+    seen = report.seen
     if seen != ECARTE_MASK:
         missing = " ".join(name(c) for c in card_list(ECARTE_MASK & ~seen))
         raise InvalidInput.one("seats", f"cards are missing: {missing} (E-DECK-1)")
