@@ -2,7 +2,7 @@
 handler that receives the same request and returns a response of the same size, on the
 same machine, in one run, both loaded by h2load (Debian `nghttp2-client`).
 
-    python bench/service.py [--seconds 10] [--games earl_of_coventry ecarte]
+    python bench/service.py [--seconds 10] [--rounds 3] [--games earl_of_coventry ecarte]
 
 For each game, two realistic mid-game ApplyAction requests (a state and a legal action;
 the same with the acting seat's view, as a bot would ask), each served by
@@ -20,6 +20,12 @@ connections x 1 stream paced at half the saturated rate (h2load --rps); one clie
 1 connection x 1 stream, one call at a time as fast as answers come back. Latency
 percentiles come from h2load's per-request log; the server's CPU time per call (all its
 threads, from /proc) is measured over the saturated run.
+
+Saturation is measured in ``--rounds`` rounds, each server started afresh in each, the
+order reversed every other round: a ratio is taken within one round (servers measured
+minutes apart on a shared VM can differ by several percent for no reason of their own),
+and the median round is reported with every round's ratio. Half load (at half the
+median saturated rate) and one client are measured once, after the rounds.
 """
 
 from __future__ import annotations
@@ -178,7 +184,9 @@ def h2load(
     return Load(rate, q[49], q[89], q[98], failed)
 
 
-def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) -> dict[str, Load]:
+def measure(
+    game: str, seconds: float, warm_up: float, work: Path, views: bool, rounds: int
+) -> dict[str, Load]:
     request = apply_request(game)
     if not views:
         del request.views[:]
@@ -187,38 +195,61 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
     body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
     response = work / f"{game}.response"
     response.write_bytes(Referee(all_codecs()).apply_action(request).SerializeToString())
-    results: dict[str, Load] = {}
-    for name in ("no-op", "no-op coalesced", "stack", "referee", "referee uncoalesced"):
-        port = free_port()
+    names = ("no-op", "no-op coalesced", "stack", "referee", "referee uncoalesced")
+
+    def command(name: str, port: int) -> list[str]:
         if name == "no-op":
-            cmd = [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
-        elif name == "no-op coalesced":
-            cmd = [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
-        elif name == "stack":
-            cmd = [sys.executable, "-c", STACK, str(port), str(response)]
-        elif name == "referee":
-            cmd = serve_command(port, "--log-format", "json")
-        else:  # as shipped but with coalescing off: what coalescing changes
-            cmd = serve_command(port, "--log-format", "json", "--coalesce-us", "0")
-        with open(work / f"{name}-{game}.log", "w") as log:
-            server = subprocess.Popen([*pinned(1), *cmd], stdout=log, stderr=log)
+            return [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
+        if name == "no-op coalesced":
+            return [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
+        if name == "stack":
+            return [sys.executable, "-c", STACK, str(port), str(response)]
+        if name == "referee":
+            return serve_command(port, "--log-format", "json")
+        # As shipped but with coalescing off: what coalescing changes.
+        return serve_command(port, "--log-format", "json", "--coalesce-us", "0")
+
+    def serving(name: str) -> tuple[subprocess.Popen[bytes], int]:
+        port = free_port()
+        with open(work / f"{name}-{game}.log", "a") as log:
+            server = subprocess.Popen([*pinned(1), *command(name, port)], stdout=log, stderr=log)
+        wait_for_port(port)
+        return server, port
+
+    # Saturation, in rounds: every server started afresh each round, the order reversed
+    # every other round, so that a drift of the machine's speed (a shared VM) or one
+    # process's luck of memory layout weighs on every server alike; each ratio is taken
+    # within its round, and the median round reported.
+    saturated: dict[str, list[Load]] = {name: [] for name in names}
+    for turn in range(rounds):
+        for name in names if turn % 2 == 0 else reversed(names):
+            server, port = serving(name)
+            try:
+                before = cpu_seconds(server.pid)
+                started = time.monotonic()
+                full = h2load(port, body, seconds, warm_up, None, work / "h2-full.log")
+                # h2load runs `seconds` plus its warm-up at the same rate.
+                calls = full.rps * (time.monotonic() - started)
+                full.cpu_us = (cpu_seconds(server.pid) - before) / calls * 1e6
+                saturated[name].append(full)
+            finally:
+                server.terminate()
+                server.wait(30)
+    results: dict[str, Load] = {}
+    for name in names:
+        runs = saturated[name]
+        median = sorted(runs, key=lambda x: x.rps)[len(runs) // 2]
+        server, port = serving(name)
         try:
-            wait_for_port(port)
-            before = cpu_seconds(server.pid)
-            started = time.monotonic()
-            full = h2load(port, body, seconds, warm_up, None, work / "h2-full.log")
-            # h2load runs `seconds` plus its warm-up at the same rate.
-            calls = full.rps * (time.monotonic() - started)
-            full.cpu_us = (cpu_seconds(server.pid) - before) / calls * 1e6
-            half = h2load(port, body, seconds, warm_up, full.rps / 2, work / "h2-half.log")
+            half = h2load(port, body, seconds, warm_up, median.rps / 2, work / "h2-half.log")
             # One client sending one call at a time, as fast as answers come back.
             one = h2load(port, body, seconds, warm_up, None, work / "h2-one.log", connections=1)
-            results[f"{name} saturated"] = full
-            results[f"{name} half load"] = half
-            results[f"{name} one client"] = one
         finally:
             server.terminate()
             server.wait(30)
+        results[f"{name} saturated"] = median
+        results[f"{name} half load"] = half
+        results[f"{name} one client"] = one
     what = "with the actor's view" if views else "state and action"
     print(
         f"\n{game}, ApplyAction {what}: request {len(data)} bytes, "
@@ -231,15 +262,23 @@ def measure(game: str, seconds: float, warm_up: float, work: Path, views: bool) 
     for label, r in results.items():
         cpu = f"{r.cpu_us:12.0f}" if r.cpu_us else ""
         print(f"{label:30} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
-    ratio = results["referee saturated"].rps / results["no-op saturated"].rps
-    stack = results["stack saturated"].rps / results["no-op saturated"].rps
-    print(f"ratio referee / no-op at saturation: {ratio:.2f}")
-    print(f"ratio stack / no-op at saturation: {stack:.2f} (the serving stack, no rules)")
-    plain = results["referee uncoalesced saturated"].rps / results["no-op saturated"].rps
-    print(f"ratio referee uncoalesced / no-op at saturation: {plain:.2f} (--coalesce-us 0)")
-    coalesced = results["referee saturated"].rps / results["no-op coalesced saturated"].rps
+
+    def ratio(name: str, floor: str) -> str:
+        each = [a.rps / b.rps for a, b in zip(saturated[name], saturated[floor], strict=True)]
+        median = sorted(each)[len(each) // 2]
+        if len(each) == 1:
+            return f"{median:.2f}"
+        return f"{median:.2f} (median of {len(each)} rounds: {' '.join(f'{x:.2f}' for x in each)})"
+
+    print(f"ratio referee / no-op at saturation: {ratio('referee', 'no-op')}")
+    stack = ratio("stack", "no-op")
+    print(f"ratio stack / no-op at saturation: {stack} (the serving stack, no rules)")
     print(
-        f"ratio referee / no-op coalesced at saturation: {coalesced:.2f} "
+        "ratio referee uncoalesced / no-op at saturation: "
+        f"{ratio('referee uncoalesced', 'no-op')} (--coalesce-us 0)"
+    )
+    print(
+        f"ratio referee / no-op coalesced at saturation: {ratio('referee', 'no-op coalesced')} "
         "(against gRPC with the same batching)"
     )
     return results
@@ -250,19 +289,20 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10, help="whole seconds (h2load)")
     parser.add_argument("--games", nargs="+", default=["earl_of_coventry", "ecarte"])
     parser.add_argument("--warm-up", type=int, default=2, help="whole seconds (h2load)")
+    parser.add_argument("--rounds", type=int, default=3, help="saturated runs per server")
     args = parser.parse_args()
     if not shutil.which("h2load"):
         sys.exit("h2load not found: apt-get install nghttp2-client")
     print(
         f"command: python bench/service.py --seconds {args.seconds:g} "
-        f"--warm-up {args.warm_up:g} --games {' '.join(args.games)}"
+        f"--warm-up {args.warm_up:g} --rounds {args.rounds} --games {' '.join(args.games)}"
     )
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
     print(f"build: {build()}")
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
             for views in (False, True):
-                measure(game, args.seconds, args.warm_up, Path(tmp), views)
+                measure(game, args.seconds, args.warm_up, Path(tmp), views, args.rounds)
 
 
 if __name__ == "__main__":
