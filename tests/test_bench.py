@@ -47,10 +47,13 @@ def test_replay_bench_runs_and_agrees_over_the_wire() -> None:
 def test_service_bench_runs() -> None:
     if shutil.which("h2load") is None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
-    out = run("service.py", "--seconds", "1", "--warm-up", "1", "--games", "ecarte")
+    out = run(
+        "service.py", "--seconds", "1", "--warm-up", "1", "--rounds", "2", "--games", "ecarte"
+    )
     assert out.count("ratio referee / no-op at saturation:") == 2, out
     assert out.count("ratio stack / no-op at saturation:") == 2, out
     assert out.count("ratio referee / no-op coalesced at saturation:") == 2, out
+    assert out.count("(median of 2 rounds: ") == 8, out
     rows = re.findall(
         r"^(?:no-op|stack|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)(?:\s+\d+)?$",
         out,

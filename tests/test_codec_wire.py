@@ -1,6 +1,7 @@
 """The codecs read a state's fields from its canonical bytes (codec.common's wire
 readers): the readers against protobuf's own encoding, and bytes that are not a
-well-formed state refused as a request error, never a crash."""
+well-formed state refused as a request error, never a crash. The scoreboard is written
+in the wire format: the same message as protobuf's setters make."""
 
 from __future__ import annotations
 
@@ -13,16 +14,19 @@ from hypothesis import strategies as st
 from referee.codec import all_codecs
 from referee.codec.common import (
     WireError,
+    encode_scoreboard,
     field_span,
     read_length,
     read_packed,
     read_varint,
+    scoreboard_bytes,
     signed,
     skip_field,
     zigzag,
 )
-from referee.games.base import InvalidInput
+from referee.games.base import InvalidInput, Scoreboard, SeatScore, SpectatorScore
 from referee.service import Referee
+from referee.v1 import common_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import ecarte_pb2 as epb
 from referee.v1 import referee_pb2 as pb
@@ -142,3 +146,66 @@ def test_damaged_bytes_are_refused_or_read_never_a_crash(
     damaged = data[:where] if cut else data[:where] + junk + data[where + len(junk) :]
     with contextlib.suppress(InvalidInput):
         decode(msg, damaged)
+
+
+# ---------------------------------------------------------------- the scoreboard, written
+
+U32 = st.integers(0, 2**32 - 1)
+I64 = st.integers(-(2**63), 2**63 - 1)
+SEAT_SCORES = st.builds(
+    SeatScore,
+    seat=st.integers(0, 12),
+    points=I64,
+    games_won=U32,
+    rounds_won=U32,
+    counters=I64,
+    chips=I64,
+    eliminated=st.booleans(),
+    cards_in_hand=U32,
+)
+BOARDS = st.builds(
+    Scoreboard,
+    seats=st.lists(SEAT_SCORES, max_size=13).map(tuple),
+    finished=st.booleans(),
+    winners=st.lists(U32, max_size=13).map(tuple),
+    pool=st.integers(0, 2**64 - 1),
+    spectators=st.lists(
+        st.builds(SpectatorScore, st.text(max_size=20), I64, st.integers(0, 2**64 - 1)),
+        max_size=4,
+    ).map(tuple),
+    standings=st.lists(st.lists(U32, max_size=13).map(tuple), max_size=13).map(tuple),
+)
+
+
+def field_by_field(board: Scoreboard) -> common_pb2.Scoreboard:
+    """The scoreboard message as protobuf's own setters make it (the reference)."""
+    out = common_pb2.Scoreboard()
+    for s in board.seats:
+        out.seats.add(
+            seat=s.seat,
+            points=s.points,
+            games_won=s.games_won,
+            rounds_won=s.rounds_won,
+            counters=s.counters,
+            chips=s.chips,
+            eliminated=s.eliminated,
+            cards_in_hand=s.cards_in_hand,
+        )
+    if board.finished:
+        out.finished = True
+        out.winners.extend(board.winners)
+    out.pool = board.pool
+    for sp in board.spectators:
+        out.spectators.add(spectator=sp.spectator, net=sp.net, open_wagers=sp.open_wagers)
+    for group in board.standings:
+        out.standings.add().seats.extend(group)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(BOARDS)
+def test_the_scoreboard_written_in_wire_format_is_the_message(board: Scoreboard) -> None:
+    written = common_pb2.Scoreboard()
+    encode_scoreboard(board, written)
+    assert written == field_by_field(board)
+    assert common_pb2.Scoreboard.FromString(scoreboard_bytes(board)) == written

@@ -306,36 +306,77 @@ def encode_penalties(
         out.add(seat=p.seat, amount=p.amount, code=p.code, rule_id=p.rule_id)
 
 
-def encode_scoreboard(board: Scoreboard, out: common_pb2.Scoreboard) -> None:
-    add = out.seats.add
+def _write_varint(out: list[int], value: int) -> None:
+    """Append ``value`` as a base-128 varint (a negative int64 as its 64-bit two's
+    complement, as protobuf writes it)."""
+    if value < 0:
+        value += _UINT64
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _write_scalar(out: list[int], tag: int, value: int) -> None:
+    """A varint field (``tag``: its number << 3), left out when zero as proto3 does."""
+    if value:
+        out.append(tag)
+        _write_varint(out, value)
+
+
+def _write_nested(out: list[int], tag: int, body: list[int]) -> None:
+    """A length-delimited field (``tag``: its number << 3 | 2)."""
+    out.append(tag)
+    _write_varint(out, len(body))
+    out.extend(body)
+
+
+def _write_packed(out: list[int], tag: int, values: Iterable[int]) -> None:
+    body: list[int] = []
+    for v in values:
+        _write_varint(body, v)
+    if body:
+        _write_nested(out, tag, body)
+
+
+def scoreboard_bytes(board: Scoreboard) -> bytes:
+    """``board`` serialized as a ``referee.v1.Scoreboard``, written directly in the wire
+    format: a few times cheaper than setting a message's fields one by one, and parsed
+    into the response once (:func:`encode_scoreboard`)."""
+    out: list[int] = []
     for s in board.seats:
-        # Only what is set: most fields are zero in a given game (and cost to write).
-        m = add()
-        m.seat = s.seat
-        if s.points:
-            m.points = s.points
-        if s.games_won:
-            m.games_won = s.games_won
-        if s.rounds_won:
-            m.rounds_won = s.rounds_won
-        if s.counters:
-            m.counters = s.counters
-        if s.chips:
-            m.chips = s.chips
-        if s.eliminated:
-            m.eliminated = True
-        if s.cards_in_hand:
-            m.cards_in_hand = s.cards_in_hand
+        seat: list[int] = []
+        _write_scalar(seat, 0x08, s.seat)
+        _write_scalar(seat, 0x10, s.points)
+        _write_scalar(seat, 0x18, s.games_won)
+        _write_scalar(seat, 0x20, s.rounds_won)
+        _write_scalar(seat, 0x28, s.counters)
+        _write_scalar(seat, 0x30, s.chips)
+        _write_scalar(seat, 0x38, int(s.eliminated))
+        _write_scalar(seat, 0x40, s.cards_in_hand)
+        _write_nested(out, 0x0A, seat)
     if board.finished:
-        out.finished = True
-        out.winners.extend(board.winners)
-    if board.pool:
-        out.pool = board.pool
+        out.append(0x10)
+        out.append(1)
+        _write_packed(out, 0x1A, board.winners)
+    _write_scalar(out, 0x20, board.pool)
     for sp in board.spectators:
-        out.spectators.add(spectator=sp.spectator, net=sp.net, open_wagers=sp.open_wagers)
-    add_group = out.standings.add
+        spectator: list[int] = []
+        name = sp.spectator.encode()
+        if name:
+            _write_nested(spectator, 0x0A, list(name))
+        _write_scalar(spectator, 0x10, sp.net)
+        _write_scalar(spectator, 0x18, sp.open_wagers)
+        _write_nested(out, 0x2A, spectator)
     for group in board.standings:
-        add_group().seats.extend(group)
+        members: list[int] = []
+        _write_packed(members, 0x0A, group)
+        _write_nested(out, 0x32, members)
+    return bytes(out)
+
+
+def encode_scoreboard(board: Scoreboard, out: common_pb2.Scoreboard) -> None:
+    out.MergeFromString(scoreboard_bytes(board))
 
 
 def encode_game_info(info: referee_pb2.GameInfo, rules: Any) -> None:

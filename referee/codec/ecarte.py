@@ -27,6 +27,7 @@ from referee.codec.common import (
     field_span,
     read_length,
     read_varint,
+    remember,
     signed,
     skip_field,
     zigzag,
@@ -108,6 +109,8 @@ class EcarteCodec:
 
     def __init__(self) -> None:
         self._configs = ConfigDecoder(self._build_config, self._encode_config)
+        # Decoded actions, by their serialized form (actions repeat: decode each once).
+        self._decoded: dict[bytes, EcarteAction] = {}
 
     # ------------------------------------------------------------ config
 
@@ -410,6 +413,22 @@ class EcarteCodec:
     # ------------------------------------------------------------ actions
 
     def decode_action(self, msg: referee_pb2.Action, state: EcarteState, path: str) -> EcarteAction:
+        key = msg.SerializeToString(deterministic=True)
+        action = self._decoded.get(key)
+        if action is None:  # decoded and checked in full, then remembered
+            return remember(self._decoded, key, self._decode_action(msg, state, path))
+        # Remembered: only what depends on the state remains to check, as decoding would.
+        n = state.config.seats
+        actor = action.actor
+        if actor.kind is ActorKind.SEAT and actor.seat >= n:
+            raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")
+        if action.kind is ActionKind.WAGER and action.seat >= n:
+            raise InvalidInput.one(f"{path}.ecarte.wager.seat", "is not a seat of the table")
+        return action
+
+    def _decode_action(
+        self, msg: referee_pb2.Action, state: EcarteState, path: str
+    ) -> EcarteAction:
         if not msg.HasField("actor"):
             raise InvalidInput.one(f"{path}.actor", "is required")
         actor = decode_actor(msg.actor, f"{path}.actor")

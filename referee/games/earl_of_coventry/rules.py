@@ -982,17 +982,19 @@ class EarlOfCoventryRules:
         counters = state.counters
         eliminated = state.eliminated
         seats = tuple(
-            SeatScore(
-                s,
-                0,
-                0,
-                rounds_won[s],
-                counters[s],
-                0,
-                bool(eliminated >> s & 1),
-                hands[s].bit_count(),
-            )
-            for s in range(cfg.seats)
+            [
+                SeatScore(
+                    s,
+                    0,
+                    0,
+                    rounds_won[s],
+                    counters[s],
+                    0,
+                    bool(eliminated >> s & 1),
+                    hands[s].bit_count(),
+                )
+                for s in range(cfg.seats)
+            ]
         )
         return Scoreboard(
             seats=seats,
@@ -1007,20 +1009,22 @@ class EarlOfCoventryRules:
         cfg = state.config
         open_hands = cfg.open_hands
         seats = tuple(
-            SeatView(
-                seat=s,
-                card_count=state.hands[s].bit_count(),
-                hand=(
-                    tuple(card_list(state.hands[s]))
-                    if open_hands or (viewer.kind is ViewerKind.SEAT and viewer.seat == s)
-                    else None
-                ),
-                rounds_won=state.rounds_won[s],
-                counters=state.counters[s],
-                eliminated=bool(state.eliminated >> s & 1),
-                dealt_in=bool(state.dealt_in >> s & 1),
-            )
-            for s in range(cfg.seats)
+            [
+                SeatView(
+                    seat=s,
+                    card_count=state.hands[s].bit_count(),
+                    hand=(
+                        tuple(card_list(state.hands[s]))
+                        if open_hands or (viewer.kind is ViewerKind.SEAT and viewer.seat == s)
+                        else None
+                    ),
+                    rounds_won=state.rounds_won[s],
+                    counters=state.counters[s],
+                    eliminated=bool(state.eliminated >> s & 1),
+                    dealt_in=bool(state.dealt_in >> s & 1),
+                )
+                for s in range(cfg.seats)
+            ]
         )
         next_call = ""
         if state.phase is Phase.PLAYING and state.run_length:

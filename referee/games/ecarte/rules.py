@@ -977,23 +977,27 @@ class EcarteRules:
     def scoreboard(self, state: EcarteState) -> Scoreboard:
         n = state.config.seats
         seats = tuple(
-            SeatScore(
-                seat=s,
-                points=state.points[s],
-                games_won=state.games_won[s],
-                chips=state.chips[s],
-                cards_in_hand=state.hands[s].bit_count(),
+            [
+                SeatScore(
+                    seat=s,
+                    points=state.points[s],
+                    games_won=state.games_won[s],
+                    chips=state.chips[s],
+                    cards_in_hand=state.hands[s].bit_count(),
+                )
+                for s in range(n)
+            ]
+        )
+        spectators: tuple[SpectatorScore, ...] = ()
+        if state.wagers or state.ledger:  # a gallery (E-VAR-2)
+            open_by: dict[str, int] = {}
+            for w in state.wagers:
+                open_by[w.spectator] = open_by.get(w.spectator, 0) + w.amount
+            nets = {x.spectator: x.net for x in state.ledger}
+            spectators = tuple(
+                SpectatorScore(k, nets.get(k, 0), open_by.get(k, 0))
+                for k in sorted(set(nets) | set(open_by))
             )
-            for s in range(n)
-        )
-        open_by: dict[str, int] = {}
-        for w in state.wagers:
-            open_by[w.spectator] = open_by.get(w.spectator, 0) + w.amount
-        nets = {x.spectator: x.net for x in state.ledger}
-        spectators = tuple(
-            SpectatorScore(k, nets.get(k, 0), open_by.get(k, 0))
-            for k in sorted(set(nets) | set(open_by))
-        )
         winner = self.winner(state)
         return Scoreboard(
             seats=seats,

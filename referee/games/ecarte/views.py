@@ -68,19 +68,21 @@ def view(state: EcarteState, viewer: Viewer) -> EcarteView:
     mine = _seat_of(n, viewer)
     elder, responder = ROLES[n][state.dealer]
     seats = tuple(
-        SeatView(
-            seat=s,
-            card_count=state.hands[s].bit_count(),
-            hand=tuple(card_list(state.hands[s])) if s == mine else None,
-            discard_count=state.discards[s].bit_count(),
-            discards=tuple(card_list(state.discards[s])) if s == mine else None,
-            tricks_won=state.tricks_won[s],
-            points=state.points[s],
-            games_won=state.games_won[s],
-            chips=state.chips[s],
-            sits_out=s not in (elder, responder),
-        )
-        for s in range(n)
+        [
+            SeatView(
+                seat=s,
+                card_count=state.hands[s].bit_count(),
+                hand=tuple(card_list(state.hands[s])) if s == mine else None,
+                discard_count=state.discards[s].bit_count(),
+                discards=tuple(card_list(state.discards[s])) if s == mine else None,
+                tricks_won=state.tricks_won[s],
+                points=state.points[s],
+                games_won=state.games_won[s],
+                chips=state.chips[s],
+                sits_out=s not in (elder, responder),
+            )
+            for s in range(n)
+        ]
     )
     winner = NO_SEAT
     if state.phase is Phase.MATCH_OVER:
