@@ -101,6 +101,11 @@ def _ecarte_card(card: Any, path: str) -> int:
 
 GAME_STATE_FIELD = referee_pb2.GameState.DESCRIPTOR.fields_by_name["ecarte"].number
 PHASES: dict[int, Phase] = {int(p): p for p in Phase}
+# Compiled (mypyc), reading a state from its canonical bytes is the faster way; interpreted,
+# protobuf's attributes (implemented in C) beat a Python loop over bytes. Both read the
+# same fields with the same checks (tests/test_codec_wire.py compares them; the test
+# suite runs against both builds).
+READ_BYTES = not __file__.endswith(".py")
 
 
 class EcarteCodec:
@@ -163,10 +168,23 @@ class EcarteCodec:
     def decode_state(
         self, msg: referee_pb2.GameState, seed: bytes, path: str, data: bytes | None = None
     ) -> EcarteState:
-        """``data``: the canonical serialization of ``msg`` when the caller has it (the
-        state hash is taken of it); the fields are read from it (codec.common)."""
-        if data is None:
-            data = msg.SerializeToString(deterministic=True)
+        """Compiled, the fields are read from ``data``, the canonical serialization of
+        ``msg`` (the state hash is taken of it; made here when not given); interpreted,
+        through the message's attributes (READ_BYTES)."""
+        if READ_BYTES:
+            if data is None:
+                data = msg.SerializeToString(deterministic=True)
+            return self.decode_state_bytes(data, seed, path)
+        path = f"{path}.ecarte"
+        state = self._read_message(msg.ecarte, seed, path)
+        try:
+            RULES.validate(state)
+        except InvalidInput as e:
+            raise e.prefixed(path) from None
+        return state
+
+    def decode_state_bytes(self, data: bytes, seed: bytes, path: str) -> EcarteState:
+        """The checked state of a GameState's canonical bytes ``data``."""
         path = f"{path}.ecarte"
         try:
             state = self._read_state(data, seed, path)
@@ -176,6 +194,61 @@ class EcarteCodec:
             RULES.validate(state)
         except InvalidInput as e:
             raise e.prefixed(path) from None
+        return state
+
+    def _read_message(self, s: pb.EcarteState, seed: bytes, path: str) -> EcarteState:
+        """The state's fields read through the message's attributes (interpreted, the
+        faster way: see READ_BYTES); unchecked."""
+        config = self._configs.state_config(s.config, f"{path}.config")
+        check_enum(s.phase, range(1, 7), f"{path}.phase", "phase")
+        check_enum(s.trump, range(1, 5), f"{path}.trump", "suit")
+        n = config.seats
+        if len(s.seats) != n:
+            raise InvalidInput.one(f"{path}.seats", f"must list exactly {n} seats")
+        hands, discards, tricks_won, points, games_won, chips = [], [], [], [], [], []
+        for i, seat in enumerate(s.seats):
+            hand, discarded = seat.hand, seat.discards
+            if (hand | discarded) & ~ECARTE_MASK:
+                where = "hand" if hand & ~ECARTE_MASK else "discards"
+                raise InvalidInput.one(
+                    f"{path}.seats[{i}].{where}", "holds bits that are no card of the Écarté pack"
+                )
+            hands.append(hand)
+            discards.append(discarded)
+            tricks_won.append(seat.tricks_won)
+            points.append(seat.points)
+            games_won.append(seat.games_won)
+            chips.append(seat.chips)
+        turn_up = s.turn_up
+        if turn_up >= 52 or not ECARTE_MASK >> turn_up & 1:
+            raise InvalidInput.one(f"{path}.turn_up", "is not a card of the Écarté pack")
+        wagers = []
+        for i, w in enumerate(s.wagers):
+            if not w.spectator:
+                raise InvalidInput.one(f"{path}.wagers[{i}].spectator", "is required")
+            wagers.append(Wager(w.spectator, w.seat, w.amount))
+        ledger = tuple(SpectatorNet(x.spectator, x.net) for x in s.spectators)
+        state = EcarteState(
+            config=config,
+            seed=seed,
+            phase=PHASES[s.phase],
+            deal=s.deal,
+            dealer=s.dealer,
+            turn=s.turn,
+            hands=tuple(hands),
+            discards=tuple(discards),
+            tricks_won=tuple(tricks_won),
+            points=tuple(points),
+            games_won=tuple(games_won),
+            chips=tuple(chips),
+            turn_up=turn_up,
+            trump=s.trump - 1,
+            stock=_card_sequence(s.stock, f"{path}.stock"),
+            tricks=_card_sequence(s.tricks, f"{path}.tricks"),
+            king_announced=s.king_announced if s.HasField("king_announced") else NO_SEAT,
+            wagers=tuple(wagers),
+            ledger=ledger,
+        )
         return state
 
     def _read_state(self, data: bytes, seed: bytes, path: str) -> EcarteState:
