@@ -239,7 +239,10 @@ def test_clients_that_leave_mid_call(fault_server: RefereeProcess, pool: list[Ga
     print(f"\nclients that left: {dict(outcomes)}")
     assert outcomes["OK"] and (outcomes["cancelled"] + outcomes["CANCELLED"])
     logged = set(fault_server.statuses())
-    assert logged <= {"OK", "CANCELLED", "DEADLINE_EXCEEDED", "INVALID_ARGUMENT"}, logged
+    # RESOURCE_EXHAUSTED as the clients may see it above: a burst that outran the limit
+    # on concurrent calls (cancelled calls count until the server has seen them end).
+    allowed = {"OK", "CANCELLED", "DEADLINE_EXCEEDED", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED"}
+    assert logged <= allowed, logged
     settle(fault_server)
 
 
