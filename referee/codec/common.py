@@ -205,6 +205,28 @@ def read_packed(data: bytes, start: int, end: int, out: list[int]) -> None:
         raise WireError("packed field overruns its length")
 
 
+_S = TypeVar("_S")
+
+
+def read_wire(read: Callable[[bytes, bytes, str], _S], data: bytes, seed: bytes, path: str) -> _S:
+    """``read(data, seed, path)``, a codec's reader of a state's bytes; bytes that are not
+    a well-formed serialization are a request error."""
+    try:
+        return read(data, seed, path)
+    except (WireError, UnicodeDecodeError) as e:
+        raise InvalidInput.one(path, f"is not a well-formed state ({e})") from None
+
+
+def checked(validate: Callable[[_S], None], state: _S, path: str) -> _S:
+    """``state`` once ``validate`` (the rules' ``validate``) accepts it; its violations'
+    fields prefixed with ``path`` otherwise."""
+    try:
+        validate(state)
+    except InvalidInput as e:
+        raise e.prefixed(path) from None
+    return state
+
+
 def field_span(data: bytes, number: int) -> tuple[int, int]:
     """The span of the (last) length-delimited field ``number`` of the message
     serialized as ``data``; (0, 0) when it is absent."""

@@ -16,6 +16,7 @@ from referee.codec.common import (
     add_cards,
     card_code,
     check_enum,
+    checked,
     decode_actor,
     encode_actor,
     encode_game_info,
@@ -23,6 +24,7 @@ from referee.codec.common import (
     read_length,
     read_packed,
     read_varint,
+    read_wire,
     remember,
     signed,
     skip_field,
@@ -137,25 +139,12 @@ class EarlOfCoventryCodec:
                 data = msg.SerializeToString(deterministic=True)
             return self.decode_state_bytes(data, seed, path)
         path = f"{path}.earl_of_coventry"
-        state = self._read_message(msg.earl_of_coventry, seed, path)
-        try:
-            RULES.validate(state)
-        except InvalidInput as e:
-            raise e.prefixed(path) from None
-        return state
+        return checked(RULES.validate, self._read_message(msg.earl_of_coventry, seed, path), path)
 
     def decode_state_bytes(self, data: bytes, seed: bytes, path: str) -> EarlState:
         """The checked state of a GameState's canonical bytes ``data``."""
         path = f"{path}.earl_of_coventry"
-        try:
-            state = self._read_state(data, seed, path)
-        except (WireError, UnicodeDecodeError) as e:
-            raise InvalidInput.one(path, f"is not a well-formed state ({e})") from None
-        try:
-            RULES.validate(state)
-        except InvalidInput as e:
-            raise e.prefixed(path) from None
-        return state
+        return checked(RULES.validate, read_wire(self._read_state, data, seed, path), path)
 
     def _read_message(self, s: pb.EarlOfCoventryState, seed: bytes, path: str) -> EarlState:
         """The state's fields read through the message's attributes (interpreted, the

@@ -21,12 +21,14 @@ from referee.codec.common import (
     add_cards,
     card_code,
     check_enum,
+    checked,
     decode_actor,
     encode_actor,
     encode_game_info,
     field_span,
     read_length,
     read_varint,
+    read_wire,
     remember,
     signed,
     skip_field,
@@ -176,25 +178,12 @@ class EcarteCodec:
                 data = msg.SerializeToString(deterministic=True)
             return self.decode_state_bytes(data, seed, path)
         path = f"{path}.ecarte"
-        state = self._read_message(msg.ecarte, seed, path)
-        try:
-            RULES.validate(state)
-        except InvalidInput as e:
-            raise e.prefixed(path) from None
-        return state
+        return checked(RULES.validate, self._read_message(msg.ecarte, seed, path), path)
 
     def decode_state_bytes(self, data: bytes, seed: bytes, path: str) -> EcarteState:
         """The checked state of a GameState's canonical bytes ``data``."""
         path = f"{path}.ecarte"
-        try:
-            state = self._read_state(data, seed, path)
-        except (WireError, UnicodeDecodeError) as e:
-            raise InvalidInput.one(path, f"is not a well-formed state ({e})") from None
-        try:
-            RULES.validate(state)
-        except InvalidInput as e:
-            raise e.prefixed(path) from None
-        return state
+        return checked(RULES.validate, read_wire(self._read_state, data, seed, path), path)
 
     def _read_message(self, s: pb.EcarteState, seed: bytes, path: str) -> EcarteState:
         """The state's fields read through the message's attributes (interpreted, the
