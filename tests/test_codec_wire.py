@@ -20,6 +20,7 @@ from referee.codec.common import (
     field_span,
     read_length,
     read_packed,
+    read_scalars,
     read_varint,
     scoreboard_bytes,
     signed,
@@ -181,6 +182,11 @@ def test_spans_packed_fields_and_skipped_fields() -> None:
     out: list[int] = []
     read_packed(b"\x01\x96\x01\x05", 0, 4, out)
     assert out == [1, 150, 5]
+    # Scalars by field number: field 9 (beyond count) and a bytes field are skipped.
+    seat = b"\x08\x05" + b"\x48\x07" + b"\x12\x01x" + b"\x18\x96\x01"
+    assert read_scalars(seat, 0, len(seat), 3) == [5, 0, 150]
+    with pytest.raises(WireError):
+        read_scalars(seat, 0, len(seat) - 1, 3)
 
 
 @pytest.mark.parametrize(

@@ -205,6 +205,26 @@ def read_packed(data: bytes, start: int, end: int, out: list[int]) -> None:
         raise WireError("packed field overruns its length")
 
 
+def read_scalars(data: bytes, start: int, end: int, count: int) -> list[int]:
+    """The varint fields 1 .. ``count`` of the message spanning ``data[start:end]``, by
+    field number less one (0 when absent; others skipped): for messages of scalars only,
+    like a seat's."""
+    values = [0] * count
+    pos = start
+    while pos < end:
+        tag, pos = read_varint(data, pos)
+        if tag & 7 != 0:
+            pos = skip_field(data, pos, tag & 7)
+            continue
+        value, pos = read_varint(data, pos)
+        field = tag >> 3
+        if 1 <= field <= count:
+            values[field - 1] = value
+    if pos != end:
+        raise WireError("a field overruns its message")
+    return values
+
+
 _S = TypeVar("_S")
 
 

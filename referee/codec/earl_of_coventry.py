@@ -23,6 +23,7 @@ from referee.codec.common import (
     field_span,
     read_length,
     read_packed,
+    read_scalars,
     read_varint,
     read_wire,
     remember,
@@ -258,26 +259,11 @@ class EarlOfCoventryCodec:
         eliminated = 0
         dealt_in = 0
         for i, (pos, end) in enumerate(seats):
-            hand = won = held = 0
-            while pos < end:
-                tag, pos = read_varint(data, pos)
-                if tag & 7 != 0:
-                    pos = skip_field(data, pos, tag & 7)
-                    continue
-                value, pos = read_varint(data, pos)
-                field = tag >> 3
-                if field == 1:
-                    hand = value
-                elif field == 2:
-                    won = value
-                elif field == 3:
-                    held = value
-                elif field == 4 and value:
-                    eliminated |= 1 << i
-                elif field == 5 and value:
-                    dealt_in |= 1 << i
-            if pos != end:
-                raise WireError("a field overruns its seat")
+            hand, won, held, out, dealt = read_scalars(data, pos, end, 5)
+            if out:
+                eliminated |= 1 << i
+            if dealt:
+                dealt_in |= 1 << i
             if hand & ~FULL_MASK:
                 raise InvalidInput.one(f"{path}.seats[{i}].hand", "holds bits that are no card")
             hands.append(hand)

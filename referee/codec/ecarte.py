@@ -27,6 +27,7 @@ from referee.codec.common import (
     encode_game_info,
     field_span,
     read_length,
+    read_scalars,
     read_varint,
     read_wire,
     remember,
@@ -300,28 +301,8 @@ class EcarteCodec:
         games_won: list[int] = []
         chips: list[int] = []
         for i, (pos, end) in enumerate(seats):
-            hand = discarded = won = scored = games = held = 0
-            while pos < end:
-                tag, pos = read_varint(data, pos)
-                if tag & 7 != 0:
-                    pos = skip_field(data, pos, tag & 7)
-                    continue
-                value, pos = read_varint(data, pos)
-                field = tag >> 3
-                if field == 1:
-                    hand = value
-                elif field == 2:
-                    discarded = value
-                elif field == 3:
-                    won = value
-                elif field == 4:
-                    scored = value
-                elif field == 5:
-                    games = value
-                elif field == 6:
-                    held = zigzag(value)
-            if pos != end:
-                raise WireError("a field overruns its seat")
+            hand, discarded, won, scored, games, chips_zigzag = read_scalars(data, pos, end, 6)
+            held = zigzag(chips_zigzag)  # sint64
             if (hand | discarded) & ~ECARTE_MASK:
                 where = "hand" if hand & ~ECARTE_MASK else "discards"
                 raise InvalidInput.one(
