@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+import orjson
 import structlog
 
 LEVELS = ("debug", "info", "warning", "error")
@@ -68,6 +69,16 @@ class _Clock:
             self.prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
         event["timestamp"] = f"{self.prefix}.{int((now - second) * 1_000_000):06d}Z"
         return event
+
+
+def _dumps(event: dict[str, Any], **_: Any) -> str:
+    """A line's JSON: orjson (about a tenth of the standard library's time for a line),
+    anything it does not know as its ``repr``; the standard library for what orjson
+    refuses (an integer beyond 64 bits, a key that is not a string)."""
+    try:
+        return orjson.dumps(event, default=repr).decode()
+    except TypeError:
+        return json.dumps(event, default=repr)
 
 
 RECORDED_AT = "_recorded_at"
@@ -268,7 +279,7 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
             structlog.processors.add_log_level,
             _Clock(),
             structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(serializer=json.dumps),
+            structlog.processors.JSONRenderer(serializer=_dumps),
         ]
     else:
         processors = [

@@ -91,6 +91,25 @@ def test_a_line_that_cannot_be_rendered_does_not_stop_the_log(log_file: Path) ->
     assert events[1]["method"] == "B"
 
 
+def test_values_orjson_refuses_are_written_by_the_standard_library(log_file: Path) -> None:
+    """Lines are serialized with orjson; what it refuses (an integer beyond 64 bits, a
+    key that is not a string) still gives the line, not an unrenderable one; an object
+    JSON does not know is written as its repr."""
+
+    class Opaque:
+        def __repr__(self) -> str:
+            return "<opaque>"
+
+    logs.rpc_line({"method": "A", "huge": 2**70})
+    logs.rpc_line({"method": "B", "keys": {1: "one"}})
+    logs.rpc_line({"method": "C", "odd": Opaque(), "text": "écarté"})
+    events = lines(log_file)
+    assert [e["method"] for e in events] == ["A", "B", "C"]
+    assert events[0]["huge"] == 2**70
+    assert events[1]["keys"] == {"1": "one"}
+    assert events[2]["odd"] == "<opaque>" and events[2]["text"] == "écarté"
+
+
 def test_without_a_file_descriptor_rpc_lines_are_written_at_once() -> None:
     stream = io.StringIO()
     logs.configure("info", "json", stream)
