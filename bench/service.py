@@ -18,8 +18,8 @@ server's core is the bottleneck. Saturation: h2load with 4 connections x 16 stre
 (64 calls in flight, so latency there is queueing: Little's law); half load: 4
 connections x 1 stream paced at half the saturated rate (h2load --rps); one client:
 1 connection x 1 stream, one call at a time as fast as answers come back. Latency
-percentiles come from h2load's per-request log; the server's CPU time per call (all its
-threads, from /proc) is measured over the saturated run.
+percentiles come from h2load's per-request log; the server's CPU time and context
+switches per call (all its threads, from /proc) are measured over the saturated run.
 
 Saturation is measured in ``--rounds`` rounds, each server started afresh in each, the
 order reversed every other round: a ratio is taken within one round (servers measured
@@ -66,12 +66,29 @@ class Load:
     p99: float
     errors: int
     cpu_us: float = 0.0  # server CPU time per call (all its threads), microseconds
+    switches: float = 0.0  # the server's context switches per call (all its threads)
 
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (all threads), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def context_switches(pid: int) -> int:
+    """Context switches (voluntary and not) of all of a process's threads, from /proc:
+    gRPC hands each call between its threads, and where a switch is dear (a VM whose
+    kernel runs under a hypervisor's control) this count explains a slow floor."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        for line in text.splitlines():
+            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                total += int(line.split()[1])
+    return total
 
 
 def free_port() -> int:
@@ -226,11 +243,13 @@ def measure(
             server, port = serving(name)
             try:
                 before = cpu_seconds(server.pid)
+                switched = context_switches(server.pid)
                 started = time.monotonic()
                 full = h2load(port, body, seconds, warm_up, None, work / "h2-full.log")
                 # h2load runs `seconds` plus its warm-up at the same rate.
                 calls = full.rps * (time.monotonic() - started)
                 full.cpu_us = (cpu_seconds(server.pid) - before) / calls * 1e6
+                full.switches = (context_switches(server.pid) - switched) / calls
                 saturated[name].append(full)
             finally:
                 server.terminate()
@@ -257,10 +276,10 @@ def measure(
     )
     print(
         f"{'':30} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7}"
-        f" {'CPU us/call':>12}"
+        f" {'CPU us/call':>12} {'switches/call':>14}"
     )
     for label, r in results.items():
-        cpu = f"{r.cpu_us:12.0f}" if r.cpu_us else ""
+        cpu = f" {r.cpu_us:12.0f} {r.switches:14.1f}" if r.cpu_us else ""
         print(f"{label:30} {r.rps:9,.0f} {r.p50:8.2f} {r.p90:8.2f} {r.p99:8.2f} {r.errors:7}{cpu}")
 
     def ratio(name: str, floor: str) -> str:
