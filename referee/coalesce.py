@@ -10,8 +10,12 @@ other (bench/service.py measures the effect; docs/benchmarks.md).
 
 Waiting is adaptive: it goes on while it pays, that is while the batches it makes hold
 more than one call. When they do not (a lone client, light load), calls run at once,
-and one call in ``PROBE_EVERY`` waits to find out whether load has come back: a lone
-client almost never waits.
+and one call in ``PROBE_EVERY`` of those arriving within a gap of the call before waits
+to find out whether load has come back. A call arriving more than a gap after the one
+before never probes: waiting could only find company that is not in sight. So a lone
+client whose calls are a round trip apart never waits, nor does a worker whose calls
+arrive farther apart than the gap even under load (a machine where gRPC's own work per
+call is dear: docs/benchmarks.md).
 
 Each call runs in its own context (its request id, its log line, its metrics),
 exactly as it would unbatched, and one call's failure is its own; a call cancelled
@@ -58,8 +62,9 @@ class Coalescer:
         self._armed = False
         self._first = 0.0
         self._last = 0.0
+        self._arrived = 0.0  # when the last call arrived (while waiting does not pay)
         self._pays = 1.0  # share of recent batches holding more than one call
-        self._solo = 0  # calls run at once since waiting stopped paying
+        self._solo = 0  # calls within a gap of the one before, run at once or probing
         self.batches = 0  # batches run (for tests and benchmarks)
         self.calls = 0  # calls run in them
 
@@ -68,16 +73,19 @@ class Coalescer:
 
         Raises what ``fn`` raises (at once, or through the future)."""
         queue = self._queue
+        now = time.monotonic()
         if not queue and self._pays < PAYS:
-            self._solo += 1
-            if self._solo % PROBE_EVERY:
+            near = now - self._arrived < self.gap  # a call came within a gap before
+            self._arrived = now
+            if near:
+                self._solo += 1
+            if not near or self._solo % PROBE_EVERY:
                 if self.on_batch is not None:
                     self.on_batch(1)
                 return fn(request)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         queue.append((fn, request, future, contextvars.copy_context()))
-        now = time.monotonic()
         self._last = now
         if len(queue) >= self.max_batch:
             self._flush()

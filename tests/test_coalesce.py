@@ -129,6 +129,49 @@ def test_a_lone_client_stops_waiting_and_is_probed_now_and_then() -> None:
     assert c.batches == first_solo + sum(later) and c.calls == c.batches
 
 
+class Clock:
+    """``time`` for referee.coalesce: ``monotonic()`` is what the test sets, plus a
+    fiftieth of a gap per reading (so that a waiting call's gap passes)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        self.now += GAP / 50
+        return self.now
+
+
+@pytest.mark.parametrize("spacing", [GAP * 0.5, GAP * 1.0, GAP * 3])
+def test_a_call_more_than_a_gap_after_the_one_before_never_probes(
+    monkeypatch: pytest.MonkeyPatch, spacing: float
+) -> None:
+    """Once waiting stops paying, only calls arriving within a gap of the call before
+    probe (one in PROBE_EVERY): a call farther apart could wait only for company that is
+    not in sight (a lone client a round trip apart; calls farther apart than the gap
+    even under load, where gRPC's own work per call is dear)."""
+    import referee.coalesce
+
+    clock = Clock()
+    monkeypatch.setattr(referee.coalesce, "time", clock)
+    c = coalescer()
+    waited: list[bool] = []
+
+    async def main() -> None:
+        for n in range(200):
+            clock.now += spacing
+            result = c.run(lambda x: x, n)
+            waited.append(isinstance(result, asyncio.Future))
+            assert (await result if isinstance(result, asyncio.Future) else result) == n
+
+    asyncio.run(main())
+    first_solo = waited.index(False)
+    later = waited[first_solo + 1 :]
+    if spacing < GAP:
+        assert sum(later) == len(later) // PROBE_EVERY > 0
+    else:
+        assert not any(later), "a call a gap or more after the one before waited"
+
+
 def test_waiting_starts_again_when_load_comes_back() -> None:
     c = coalescer()
 
