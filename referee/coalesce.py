@@ -61,8 +61,7 @@ class Coalescer:
         self._queue: list[_Item] = []
         self._armed = False
         self._first = 0.0
-        self._last = 0.0
-        self._arrived = 0.0  # when the last call arrived (while waiting does not pay)
+        self._last = 0.0  # when the last call arrived
         self._pays = 1.0  # share of recent batches holding more than one call
         self._solo = 0  # calls within a gap of the one before, run at once or probing
         self.batches = 0  # batches run (for tests and benchmarks)
@@ -75,8 +74,8 @@ class Coalescer:
         queue = self._queue
         now = time.monotonic()
         if not queue and self._pays < PAYS:
-            near = now - self._arrived < self.gap  # a call came within a gap before
-            self._arrived = now
+            near = now - self._last < self.gap  # a call came within a gap before
+            self._last = now
             if near:
                 self._solo += 1
             if not near or self._solo % PROBE_EVERY:
