@@ -13,7 +13,7 @@ more than one call. When they do not (a lone client, light load), calls run at o
 and one call in ``PROBE_EVERY`` of those arriving within a gap of the call before waits
 to find out whether load has come back. A call arriving more than a gap after the one
 before never probes: waiting could only find company that is not in sight. So a lone
-client whose calls are a round trip apart never waits, nor does a worker whose calls
+client whose round trip is longer than the gap never waits, nor does a worker whose calls
 arrive farther apart than the gap even under load (a machine where gRPC's own work per
 call is dear: docs/benchmarks.md).
 
