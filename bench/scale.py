@@ -1,12 +1,13 @@
-"""Scale and memory: ApplyAction throughput with 1 and 2 worker processes, and the resident
-size of a worker at idle and after 100,000 calls.
+"""Scale and memory: ApplyAction throughput with 1 and 2 worker processes on each engine,
+and the resident size of a worker at idle and after 100,000 calls.
 
-    python bench/scale.py [--calls 100000]
+    python bench/scale.py [--calls 100000] [--seconds 10] [--engines auto asyncio threads]
 
-`referee serve --workers N` (production logging) is loaded by h2load with 8 connections x
-16 streams (SO_REUSEPORT spreads connections over the workers; h2load shares the
-machine's cores with them). Memory is read from /proc/PID/status (VmRSS) of the worker
-that served the calls.
+`referee serve --workers N --engine E` (production logging) is loaded by h2load with 8
+connections x 16 streams (SO_REUSEPORT spreads connections over the workers; h2load
+shares the machine's cores with them). Each row says which engine served and where its
+workers ran (their start-up lines: `--engine auto` resolves per worker). Memory is read
+from /proc/PID/status (VmRSS) of the worker that served the calls.
 """
 
 from __future__ import annotations
@@ -50,22 +51,32 @@ def h2load(port: int, body: Path, *, calls: int | None = None, seconds: float = 
     return float(line.split(",")[1].split()[0])
 
 
-def worker_pids(log: Path) -> list[int]:
-    pids = []
+def serving(log: Path) -> list[dict[str, object]]:
+    """The start-up lines of the workers that serve."""
+    lines = []
     for line in log.read_text().splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue
         if entry.get("event") == "referee_serving":
-            pids.append(int(entry["pid"]))
-    return pids
+            lines.append(entry)
+    return lines
 
 
-def serve(workers: int, port: int, log: Path) -> subprocess.Popen[bytes]:
+def worker_pids(log: Path) -> list[int]:
+    return [int(str(entry["pid"])) for entry in serving(log)]
+
+
+def how(log: Path) -> str:
+    """Which engine the workers serve with, and on which CPUs."""
+    return ", ".join(f"{e['engine']} (cpu {e.get('cpu', 'not pinned')})" for e in serving(log))
+
+
+def serve(workers: int, port: int, log: Path, engine: str) -> subprocess.Popen[bytes]:
     with open(log, "w") as out:
         return subprocess.Popen(
-            serve_command(port, "--log-format", "json", workers=workers),
+            serve_command(port, "--log-format", "json", "--engine", engine, workers=workers),
             stdout=out,
             stderr=out,
         )
@@ -75,8 +86,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=("auto", "asyncio", "threads"),
+        default=["auto", "asyncio", "threads"],
+    )
     args = parser.parse_args()
-    print(f"command: python bench/scale.py --calls {args.calls} --seconds {args.seconds:g}")
+    print(
+        f"command: python bench/scale.py --calls {args.calls} --seconds {args.seconds:g}"
+        f" --engines {' '.join(args.engines)}"
+    )
     print(f"build: {build()}")
     print(f"cpus: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,40 +104,46 @@ def main() -> None:
         data = apply_request("earl_of_coventry").SerializeToString()
         body = work / "body"
         body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
-        for workers in (1, 2):
+        for engine in args.engines:
+            for workers in (1, 2):
+                port = free_port()
+                log = work / f"serve-{engine}-{workers}.log"
+                server = serve(workers, port, log, engine)
+                try:
+                    wait_for_port(port)
+                    while len(worker_pids(log)) < workers:
+                        time.sleep(0.05)
+                    rate = h2load(port, body, seconds=args.seconds)
+                    print(
+                        f"--engine {engine}, workers {workers}: {rate:,.0f} ApplyAction "
+                        f"calls/s (earl_of_coventry); served by {how(log)}"
+                    )
+                finally:
+                    server.terminate()
+                    server.wait(60)
+        for engine in args.engines:
             port = free_port()
-            log = work / f"serve-{workers}.log"
-            server = serve(workers, port, log)
+            log = work / f"serve-memory-{engine}.log"
+            server = serve(1, port, log, engine)
             try:
                 wait_for_port(port)
-                while len(worker_pids(log)) < workers:
+                while not worker_pids(log):
                     time.sleep(0.05)
-                rate = h2load(port, body, seconds=args.seconds)
-                print(f"workers {workers}: {rate:,.0f} ApplyAction calls/s (earl_of_coventry)")
+                (pid,) = worker_pids(log)
+                idle = rss_kib(pid)
+                h2load(port, body, calls=args.calls // 10)
+                warm = rss_kib(pid)
+                h2load(port, body, calls=args.calls)
+                after = rss_kib(pid)
+                print(
+                    f"--engine {engine}, worker RSS: idle {idle / 1024:.1f} MiB, after warm-up "
+                    f"({args.calls // 10:,} calls) {warm / 1024:.1f} MiB, after "
+                    f"{args.calls:,} more calls {after / 1024:.1f} MiB "
+                    f"({(after - warm) / warm * 100:+.1f}% after warm-up); served by {how(log)}"
+                )
             finally:
                 server.terminate()
                 server.wait(60)
-        port = free_port()
-        log = work / "serve-memory.log"
-        server = serve(1, port, log)
-        try:
-            wait_for_port(port)
-            while not worker_pids(log):
-                time.sleep(0.05)
-            (pid,) = worker_pids(log)
-            idle = rss_kib(pid)
-            h2load(port, body, calls=args.calls // 10)
-            warm = rss_kib(pid)
-            h2load(port, body, calls=args.calls)
-            after = rss_kib(pid)
-            print(
-                f"worker RSS: idle {idle / 1024:.1f} MiB, after warm-up ({args.calls // 10:,} "
-                f"calls) {warm / 1024:.1f} MiB, after {args.calls:,} more calls "
-                f"{after / 1024:.1f} MiB ({(after - warm) / warm * 100:+.1f}% after warm-up)"
-            )
-        finally:
-            server.terminate()
-            server.wait(60)
 
 
 if __name__ == "__main__":

@@ -3,16 +3,26 @@ handler that receives the same request and returns a response of the same size, 
 same machine, in one run, both loaded by h2load (Debian `nghttp2-client`).
 
     python bench/service.py [--seconds 10] [--rounds 3] [--games earl_of_coventry ecarte]
+                            [--servers no-op 'no-op threads' stack referee 'referee threads']
 
 For each game, two realistic mid-game ApplyAction requests (a state and a legal action;
-the same with the acting seat's view, as a bot would ask), each served by
-`referee serve --workers 1` (production logging: one JSON line per call, to a file),
-by the no-op server (grpc.aio, same protobuf types, a prepared response of the same
-size), by "no-op coalesced" (the same with Referee's coalescing, referee/coalesce.py:
-what the same batching and busy event loop give gRPC itself, for reference), and by
-"stack": Referee's server with its interceptor, log line and coalescing but a prepared
-answer instead of the referee's work (what the serving stack costs); and Referee again
-with `--coalesce-us 0` (what coalescing changes).
+the same with the acting seat's view, as a bot would ask), each served by the servers
+of ``--servers``:
+
+- "no-op": a grpc.aio server with the same protobuf types returning a prepared
+  response of the same size (the floor of `--engine asyncio`);
+- "no-op threads": the same on grpc's threaded server, 8 threads (the floor of
+  `--engine threads`; where thread switches are dear it is far above grpc.aio's);
+- "referee": `referee serve --workers 1 --engine asyncio` (production logging: one JSON
+  line per call, to a file; coalescing on);
+- "referee threads": the same with `--engine threads` (what `--engine auto`, the
+  default, serves with here: the server pinned to one CPU owns it);
+- "stack": Referee's grpc.aio server with its interceptor, log line and coalescing but
+  a prepared answer instead of the referee's work (what the serving stack costs);
+- "no-op coalesced" (not by default): the no-op with Referee's coalescing
+  (referee/coalesce.py: what the same batching and busy event loop give gRPC itself);
+- "referee uncoalesced" (not by default): Referee with `--coalesce-us 0`.
+
 Each server is pinned to one core and h2load to the other (taskset), so the
 server's core is the bottleneck. Saturation: h2load with 4 connections x 16 streams
 (64 calls in flight, so latency there is queueing: Little's law); half load: 4
@@ -53,6 +63,27 @@ from referee.codec import all_codecs
 from referee.service import Referee
 
 METHOD = "/referee.v1.RefereeService/ApplyAction"
+# Every server this script can measure (--servers), and those it measures by default.
+ALL_SERVERS = (
+    "no-op",
+    "no-op threads",
+    "no-op coalesced",
+    "stack",
+    "referee",
+    "referee uncoalesced",
+    "referee threads",
+)
+SERVERS = ("no-op", "no-op threads", "stack", "referee", "referee threads")
+# The ratios printed (when both servers were measured): server, floor, what it says.
+RATIOS = (
+    ("referee", "no-op", " (--engine asyncio)"),
+    ("referee threads", "no-op threads", " (--engine threads against its own floor)"),
+    ("referee threads", "no-op", " (--engine threads against grpc.aio's floor)"),
+    ("no-op threads", "no-op", " (the two floors)"),
+    ("stack", "no-op", " (the serving stack, no rules)"),
+    ("referee uncoalesced", "no-op", " (--coalesce-us 0)"),
+    ("referee", "no-op coalesced", " (against gRPC with the same batching)"),
+)
 BENCH = str(Path(__file__).resolve().parent)
 CONNECTIONS = 4
 STREAMS = 16
@@ -120,6 +151,19 @@ response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
 async def handler(request, context):
     return response
 asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
+"""
+
+# The same on grpc's threaded server (a pool of 8 threads, as `--engine threads`):
+# the floor of Referee's threads engine.
+NOOP_THREADS = """
+import sys
+sys.path.insert(0, sys.argv[3])
+from workload import serve_apply_action_threads
+from referee.v1 import referee_pb2 as pb
+response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
+def handler(request, context):
+    return response
+serve_apply_action_threads(int(sys.argv[1]), handler)
 """
 
 # The no-op server with the coalescing Referee's server does (referee/coalesce.py): what
@@ -202,7 +246,13 @@ def h2load(
 
 
 def measure(
-    game: str, seconds: float, warm_up: float, work: Path, views: bool, rounds: int
+    game: str,
+    seconds: float,
+    warm_up: float,
+    work: Path,
+    views: bool,
+    rounds: int,
+    servers: tuple[str, ...] = SERVERS,
 ) -> dict[str, Load]:
     request = apply_request(game)
     if not views:
@@ -212,19 +262,25 @@ def measure(
     body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
     response = work / f"{game}.response"
     response.write_bytes(Referee(all_codecs()).apply_action(request).SerializeToString())
-    names = ("no-op", "no-op coalesced", "stack", "referee", "referee uncoalesced")
+    names = servers
 
     def command(name: str, port: int) -> list[str]:
         if name == "no-op":
             return [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
+        if name == "no-op threads":
+            return [sys.executable, "-c", NOOP_THREADS, str(port), str(response), BENCH]
+        if name == "referee threads":
+            return serve_command(port, "--log-format", "json", "--engine", "threads")
         if name == "no-op coalesced":
             return [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
         if name == "stack":
             return [sys.executable, "-c", STACK, str(port), str(response)]
         if name == "referee":
-            return serve_command(port, "--log-format", "json")
+            return serve_command(port, "--log-format", "json", "--engine", "asyncio")
         # As shipped but with coalescing off: what coalescing changes.
-        return serve_command(port, "--log-format", "json", "--coalesce-us", "0")
+        return serve_command(
+            port, "--log-format", "json", "--engine", "asyncio", "--coalesce-us", "0"
+        )
 
     def serving(name: str) -> tuple[subprocess.Popen[bytes], int]:
         port = free_port()
@@ -289,17 +345,9 @@ def measure(
             return f"{median:.2f}"
         return f"{median:.2f} (median of {len(each)} rounds: {' '.join(f'{x:.2f}' for x in each)})"
 
-    print(f"ratio referee / no-op at saturation: {ratio('referee', 'no-op')}")
-    stack = ratio("stack", "no-op")
-    print(f"ratio stack / no-op at saturation: {stack} (the serving stack, no rules)")
-    print(
-        "ratio referee uncoalesced / no-op at saturation: "
-        f"{ratio('referee uncoalesced', 'no-op')} (--coalesce-us 0)"
-    )
-    print(
-        f"ratio referee / no-op coalesced at saturation: {ratio('referee', 'no-op coalesced')} "
-        "(against gRPC with the same batching)"
-    )
+    for name, floor, note in RATIOS:
+        if name in servers and floor in servers:
+            print(f"ratio {name} / {floor} at saturation: {ratio(name, floor)}{note}")
     return results
 
 
@@ -309,19 +357,35 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=["earl_of_coventry", "ecarte"])
     parser.add_argument("--warm-up", type=int, default=2, help="whole seconds (h2load)")
     parser.add_argument("--rounds", type=int, default=3, help="saturated runs per server")
+    parser.add_argument(
+        "--servers",
+        nargs="+",
+        choices=ALL_SERVERS,
+        default=list(SERVERS),
+        help="the servers to measure, in this order",
+    )
     args = parser.parse_args()
     if not shutil.which("h2load"):
         sys.exit("h2load not found: apt-get install nghttp2-client")
     print(
         f"command: python bench/service.py --seconds {args.seconds:g} "
         f"--warm-up {args.warm_up:g} --rounds {args.rounds} --games {' '.join(args.games)}"
+        f" --servers {' '.join(repr(x) if ' ' in x else x for x in args.servers)}"
     )
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
     print(f"build: {build()}")
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
             for views in (False, True):
-                measure(game, args.seconds, args.warm_up, Path(tmp), views, args.rounds)
+                measure(
+                    game,
+                    args.seconds,
+                    args.warm_up,
+                    Path(tmp),
+                    views,
+                    args.rounds,
+                    tuple(args.servers),
+                )
 
 
 if __name__ == "__main__":

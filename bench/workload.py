@@ -116,6 +116,34 @@ async def serve_apply_action(port: int, handler: Any) -> None:
     await server.wait_for_termination()
 
 
+def serve_apply_action_threads(port: int, handler: Any, threads: int = 8) -> None:
+    """A bare threaded gRPC server (grpc.server with a pool of ``threads``, no
+    interceptor, no logs, default options) answering ApplyAction with ``handler``, until
+    killed: the floor of ``--engine threads``."""
+    from concurrent import futures
+
+    import grpc
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
+    server.add_generic_rpc_handlers(
+        (
+            grpc.method_handlers_generic_handler(
+                "referee.v1.RefereeService",
+                {
+                    "ApplyAction": grpc.unary_unary_rpc_method_handler(
+                        handler,
+                        request_deserializer=pb.ApplyActionRequest.FromString,
+                        response_serializer=pb.ApplyActionResponse.SerializeToString,
+                    )
+                },
+            ),
+        )
+    )
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    server.start()
+    server.wait_for_termination()
+
+
 def serve_command(port: int, *options: str, workers: int = 1) -> list[str]:
     """``referee serve`` on 127.0.0.1:``port`` as the benchmarks start it."""
     return [

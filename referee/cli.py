@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import re
 import sys
@@ -136,6 +135,25 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
     )
     _add_setting(
         group,
+        "--engine",
+        "ENGINE",
+        "auto",
+        _choice(("auto", "asyncio", "threads")),
+        "how a worker serves: asyncio (grpc.aio, with coalescing), threads (grpc's "
+        "threaded server, each worker pinned to a CPU of its own where the CPUs are the "
+        "workers' own), or auto: threads where the workers can be pinned so, asyncio "
+        "elsewhere (docs/operations.md#engines)",
+    )
+    _add_setting(
+        group,
+        "--threads",
+        "THREADS",
+        "8",
+        _int_range(1, 256),
+        "with --engine threads: the handler threads per worker (calls beyond them wait for one)",
+    )
+    _add_setting(
+        group,
         "--max-concurrent-rpcs",
         "MAX_CONCURRENT_RPCS",
         "0",
@@ -149,7 +167,8 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
         "COALESCE_US",
         "200",
         _int_range(0, 10_000),
-        "under load, short calls wait until calls stop arriving for this many microseconds "
+        "with --engine asyncio: under load, short calls wait until calls stop arriving "
+        "for this many microseconds "
         "(at most 10 times as long, at most 32 calls) and run back to back, which is "
         "cheaper than one at a time; a call alone never waits (0: never batch)",
     )
@@ -320,6 +339,8 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         max_replay_actions=args.max_replay_actions,
         max_concurrent_rpcs=args.max_concurrent_rpcs,
         coalesce_us=args.coalesce_us,
+        engine=args.engine,
+        threads=args.threads,
         keepalive_time_seconds=args.keepalive_time_seconds,
         keepalive_timeout_seconds=args.keepalive_timeout_seconds,
         keepalive_min_client_interval_seconds=args.keepalive_min_client_interval_seconds,
@@ -492,7 +513,7 @@ def _die(message: str) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from referee import logs
-    from referee.server import serve
+    from referee.server import run_worker
 
     settings = _settings(args.serve_parser, args)
     logs.configure(args.log_level, args.log_format)
@@ -517,7 +538,7 @@ def _serve(args: argparse.Namespace) -> int:
             m.serve_in_thread(sock, metrics.exposition_registry())
             log.info("metrics_serving", port=sock.getsockname()[1])
         logs.bind_process(worker=0)
-        asyncio.run(serve(settings, metrics, 0))
+        run_worker(settings, metrics, 0)
     except OSError as e:
         print(f"referee: cannot serve: {e}", file=sys.stderr)
         return 2

@@ -1,8 +1,10 @@
 """Process start: the gRPC server with health, reflection, interceptors,
 logging, metrics, authentication, TLS, limits and graceful shutdown.
 
-One :class:`RefereeServer` runs in each worker process (``referee.workers``
-forks them) or in the only process (``--workers 1``).
+One server runs in each worker process (``referee.workers`` forks them) or in the
+only process (``--workers 1``), on one of two engines (``--engine``):
+:class:`RefereeServer` on grpc.aio, or :class:`referee.threaded.ThreadedRefereeServer`
+on grpc's threaded server. Both share :class:`ServerBase` and :class:`CallBook`.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import itertools
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -51,6 +54,10 @@ SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].full_na
 HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 DEFAULT_PORT = 50051
 MAX_REQUEST_ID_LENGTH = 128
+ENGINES = ("asyncio", "threads")
+ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
+DEFAULT_ENGINE = "auto"
+DEFAULT_THREADS = 8
 
 log = get_logger("referee.server")
 
@@ -84,6 +91,12 @@ class ServerSettings:
     auth: TokenSet | None = None
     # Processes (the supervisor's business; a worker uses so_reuseport when > 1)
     workers: int = 1
+    # The serving engine: "asyncio" (grpc.aio, coalescing), "threads" (grpc's
+    # threaded server, `threads` handler threads, each worker on a CPU of its own
+    # where the CPUs are the workers' own: referee.threaded), or "auto": threads where
+    # the workers can be pinned so, asyncio elsewhere (engine_for).
+    engine: str = DEFAULT_ENGINE
+    threads: int = DEFAULT_THREADS
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = None
 
@@ -142,7 +155,7 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None) -> int:
+def _bind(server: Any, address: str, credentials: grpc.ServerCredentials | None) -> int:
     """Add a port; a failure (in use, not an address of this host) is an OSError."""
     try:
         if credentials is not None:
@@ -153,26 +166,13 @@ def _bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredent
         port = 0
     if port == 0:
         raise OSError(f"could not bind {address} (in use, or not an address of this host)")
-    return port
+    return int(port)
 
 
-class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
-    """The one interceptor of the server.
-
-    - One log line per RPC (method, game, verdict, violations, status, latency, request
-      id, and the token's name when authentication is on); the request id is taken
-      from ``x-request-id`` or made, and returned in the trailing metadata.
-    - Metrics per RPC (count by method, game, verdict and code; latency; actions;
-      in-flight calls), when ``metrics`` is given.
-    - Bearer-token authentication (``auth``): ``UNAUTHENTICATED`` for a missing or
-      wrong token, decided from the headers before the request is read.
-    - A limit on concurrent RPCs (``max_concurrent``, 0: none): a call is in flight
-      from its arrival to its end (reading the request included), and one beyond the
-      limit is refused with ``RESOURCE_EXHAUSTED``. Health and reflection are never
-      limited.
-    - An unexpected exception becomes INTERNAL without details (and a logged
-      traceback): it is a bug, never something a client can cause.
-    """
+class CallBook:
+    """What the interceptors of both engines share: the per-method preparation, the
+    admission of a call (token, concurrency limit) and its bookkeeping (request id,
+    log line, metrics). See :class:`CallInterceptor` for what a call gets."""
 
     def __init__(
         self,
@@ -194,7 +194,170 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         self._auth = auth
         self._max = max_concurrent
         self._count = metrics is not None or max_concurrent > 0
+        self._lock = threading.Lock()  # the threads engine ends calls in several threads
         self.in_flight = 0
+
+    def _admit(self, entry: _Method, metadata: Any) -> Any:
+        """The handler for a call of a prepared method: its own, or one refusing it."""
+        if entry.needs_token:
+            assert self._auth is not None
+            client = self._auth.check(metadata)
+            if client is None:
+                return entry.unauthenticated
+            CLIENT.set(client)
+        if self._count and entry.limited:
+            if self._max and self.in_flight >= self._max:
+                return entry.busy
+            self._enter()
+        return entry.handler
+
+    def _enter(self) -> None:
+        """A call is admitted: in flight until it ends (``_track`` arranges ``_leave``)."""
+        with self._lock:
+            self.in_flight += 1
+        if self._metrics is not None:
+            self._metrics.in_flight.inc()
+        self._track()
+
+    def _leave(self, _done: object = None) -> None:
+        with self._lock:
+            self.in_flight -= 1
+        if self._metrics is not None:
+            self._metrics.in_flight.dec()
+
+    def _track(self) -> None:
+        """Have ``_leave`` called when the admitted call ends, however it ends."""
+        raise NotImplementedError
+
+    def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
+        if handler is None:
+            return None
+        is_grpc = method.startswith("/grpc.")
+        needs_token = self._auth is not None and not self._auth.is_exempt(method)
+        if handler.unary_unary is None:
+            # Streaming (health Watch, reflection): no log line; a body that does not
+            # parse is refused with INVALID_ARGUMENT; authenticated when configured.
+            tolerant = self._tolerant_stream(handler)
+            if not needs_token:
+                return _Method(tolerant, None, None, False, False)
+            return _Method(
+                tolerant, self._refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
+            )
+        short = method.rsplit("/", 1)[-1]
+
+        def wrap(inner: Any, deserializer: Any) -> MethodHandler:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap(short, inner, quiet=is_grpc),
+                request_deserializer=_tolerant(deserializer),
+                response_serializer=handler.response_serializer,
+            )
+
+        return _Method(
+            handler=wrap(handler.unary_unary, handler.request_deserializer),
+            unauthenticated=wrap(self._refuse(grpc.StatusCode.UNAUTHENTICATED), None),
+            busy=wrap(self._refuse(grpc.StatusCode.RESOURCE_EXHAUSTED), None),
+            needs_token=needs_token,
+            limited=not is_grpc,
+        )
+
+    def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
+        """``inner`` as the engine runs it, with the call's bookkeeping around it."""
+        raise NotImplementedError
+
+    def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
+        raise NotImplementedError
+
+    def _refusal(self, handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
+        raise NotImplementedError
+
+    def _refuse(self, code: grpc.StatusCode) -> Any:
+        raise NotImplementedError
+
+    def _begin(self, short: str, context: Any) -> tuple[CallInfo, Token[CallInfo | None], float]:
+        """A call starts: its request id (``x-request-id``, or made here, and returned in
+        the trailing metadata), its :class:`CallInfo`, its start time."""
+        start = time.perf_counter()
+        request_id = ""
+        for key, value in context.invocation_metadata() or ():
+            if key == REQUEST_ID_KEY and isinstance(value, str):
+                request_id = value[:MAX_REQUEST_ID_LENGTH]
+                break
+        if not request_id:
+            request_id = f"{self._id_prefix}{next(self._ids):016x}"
+        info = CallInfo(method=short, request_id=request_id)
+        token = CURRENT_CALL.set(info)
+        self._log.debug("rpc_start", method=short, request_id=request_id)
+        context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
+        return info, token, start
+
+    def _end(
+        self,
+        info: CallInfo,
+        token: Token[CallInfo | None],
+        start: float,
+        status: str,
+        response: Any,
+        level: int,
+    ) -> None:
+        """A call ended with ``status``: its metrics and its one log line."""
+        CURRENT_CALL.reset(token)
+        seconds = time.perf_counter() - start
+        short = info.method
+        metrics = self._metrics
+        if metrics is not None:
+            metrics.rpc(short, info.game, info.verdict, status, seconds)
+            if status == "OK":
+                if short == "ApplyAction" and info.verdict:
+                    metrics.action(info.game, info.verdict)
+                elif short == "Replay" and response is not None:
+                    metrics.replay_steps(info.game, response.steps)
+        fields: dict[str, Any] = {
+            "method": short,
+            "status": status,
+            "ms": round(seconds * 1000, 3),
+            "request_id": info.request_id,
+        }
+        if info.game:
+            fields["game"] = info.game
+        if info.verdict:
+            fields["verdict"] = info.verdict
+            if info.violations:
+                fields["violations"] = list(info.violations)
+        if info.extra:
+            fields.update(info.extra)  # e.g. seal_refusal: STATE_SEAL_INVALID
+        client = CLIENT.get()
+        if client:
+            fields["client"] = client
+        rpc_line(fields, level)
+
+    def _max_response_of(self, short: str) -> int:
+        return self._max_response if short == "Replay" else 0
+
+
+def _code_name(code: Any, default: str) -> str:
+    return code.name if isinstance(code, grpc.StatusCode) else default
+
+
+class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """The one interceptor of the server (grpc.aio; the threaded server's is
+    :class:`referee.threaded.ThreadCallInterceptor`, the same but for the engine).
+
+    - One log line per RPC (method, game, verdict, violations, status, latency, request
+      id, and the token's name when authentication is on); the request id is taken
+      from ``x-request-id`` or made, and returned in the trailing metadata.
+    - Metrics per RPC (count by method, game, verdict and code; latency; actions;
+      in-flight calls), when ``metrics`` is given.
+    - Bearer-token authentication (``auth``): ``UNAUTHENTICATED`` for a missing or
+      wrong token, decided from the headers before the request is read.
+    - A limit on concurrent RPCs (``max_concurrent``, 0: none): a call is in flight
+      from its arrival to its end (reading the request included), and one beyond the
+      limit is refused with ``RESOURCE_EXHAUSTED``. Health and reflection are never
+      limited.
+    - A request body that does not parse is refused with ``INVALID_ARGUMENT``
+      (reason ``REQUEST_MALFORMED``), where gRPC itself would answer ``UNKNOWN``.
+    - An unexpected exception becomes INTERNAL without details (and a logged
+      traceback): it is a bug, never something a client can cause.
+    """
 
     async def intercept_service(
         self,
@@ -209,96 +372,32 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             entry = self._methods[method] = self._prepare(method, handler)
         if entry is None:
             return await continuation(handler_call_details)
-        if entry.needs_token:
-            assert self._auth is not None
-            client = self._auth.check(handler_call_details.invocation_metadata)
-            if client is None:
-                return entry.unauthenticated  # type: ignore[no-any-return]
-            CLIENT.set(client)
-        if self._count and entry.limited:
-            if self._max and self.in_flight >= self._max:
-                return entry.busy  # type: ignore[no-any-return]
-            self._enter()
-        return entry.handler  # type: ignore[no-any-return]
+        return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
 
-    def _enter(self) -> None:
-        self.in_flight += 1
-        if self._metrics is not None:
-            self._metrics.in_flight.inc()
+    def _track(self) -> None:
         task = asyncio.current_task()
         if task is not None:  # the RPC's task: done however the call ends
             task.add_done_callback(self._leave)
 
-    def _leave(self, _task: object) -> None:
-        self.in_flight -= 1
-        if self._metrics is not None:
-            self._metrics.in_flight.dec()
-
-    def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
-        if handler is None:
-            return None
-        is_grpc = method.startswith("/grpc.")
-        needs_token = self._auth is not None and not self._auth.is_exempt(method)
-        if handler.unary_unary is None:
-            # Streaming (health Watch, reflection): no log line; a body that does not
-            # parse is refused with INVALID_ARGUMENT; authenticated when configured.
-            tolerant = _tolerant_stream(handler)
-            if not needs_token:
-                return _Method(tolerant, None, None, False, False)
-            return _Method(
-                tolerant, _refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
-            )
-        short = method.rsplit("/", 1)[-1]
-
-        def wrap(inner: Handler, deserializer: Any) -> MethodHandler:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(short, inner, quiet=is_grpc),
-                request_deserializer=_tolerant(deserializer),
-                response_serializer=handler.response_serializer,
-            )
-
-        return _Method(
-            handler=wrap(handler.unary_unary, handler.request_deserializer),  # type: ignore[arg-type]
-            unauthenticated=wrap(_unauthenticated, None),
-            busy=wrap(_busy, None),
-            needs_token=needs_token,
-            limited=not is_grpc,
-        )
-
     def _wrap(self, short: str, inner: Handler, quiet: bool) -> Handler:
-        metrics = self._metrics
-        log = self._log
-        prefix, ids = self._id_prefix, self._ids
-        apply_action = short == "ApplyAction"
-        replay = short == "Replay"
-        max_response = self._max_response if replay else 0
+        begin, end, log = self._begin, self._end, self._log
+        max_response = self._max_response_of(short)
         level = logging.DEBUG if quiet else logging.INFO
 
         async def handler(request: Any, context: Ctx) -> Any:
-            start = time.perf_counter()
-            request_id = ""
-            for key, value in context.invocation_metadata() or ():
-                if key == REQUEST_ID_KEY and isinstance(value, str):
-                    request_id = value[:MAX_REQUEST_ID_LENGTH]
-                    break
-            if not request_id:
-                request_id = f"{prefix}{next(ids):016x}"
-            info = CallInfo(method=short, request_id=request_id)
-            token = CURRENT_CALL.set(info)
-            log.debug("rpc_start", method=short, request_id=request_id)
-            context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
+            info, token, start = begin(short, context)
             status = "OK"
             response = None
             try:
                 if request.__class__ is _Malformed:
-                    await _refuse_malformed(request, context, request_id)
+                    await abort_with(_malformed(request), context, info.request_id)
                 response = await inner(request, context)
                 if max_response and response.ByteSize() > max_response:
-                    await _refuse_oversize(response.ByteSize(), max_response, context, request_id)
+                    error = _oversize(response.ByteSize(), max_response)
+                    await abort_with(error, context, info.request_id)
                 return response
             except grpc.aio.AbortError:
-                code = context.code()
-                status = code.name if isinstance(code, grpc.StatusCode) else str(code)
+                status = _code_name(context.code(), str(context.code()))
                 raise
             except asyncio.CancelledError:
                 status = "CANCELLED"
@@ -307,43 +406,30 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 if context.done():
                     # The call ended under us (its deadline passed, the client left):
                     # sending the status failed, nothing is wrong with the server.
-                    code = context.code()
-                    status = code.name if isinstance(code, grpc.StatusCode) else "CANCELLED"
+                    status = _code_name(context.code(), "CANCELLED")
                     raise
                 status = "INTERNAL"
-                log.exception("rpc_failed", method=short, request_id=request_id)
+                log.exception("rpc_failed", method=short, request_id=info.request_id)
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
                 raise
             finally:
-                CURRENT_CALL.reset(token)
-                seconds = time.perf_counter() - start
-                if metrics is not None:
-                    metrics.rpc(short, info.game, info.verdict, status, seconds)
-                    if status == "OK":
-                        if apply_action and info.verdict:
-                            metrics.action(info.game, info.verdict)
-                        elif replay and response is not None:
-                            metrics.replay_steps(info.game, response.steps)
-                fields: dict[str, Any] = {
-                    "method": short,
-                    "status": status,
-                    "ms": round(seconds * 1000, 3),
-                    "request_id": request_id,
-                }
-                if info.game:
-                    fields["game"] = info.game
-                if info.verdict:
-                    fields["verdict"] = info.verdict
-                    if info.violations:
-                        fields["violations"] = list(info.violations)
-                if info.extra:
-                    fields.update(info.extra)  # e.g. seal_refusal: STATE_SEAL_INVALID
-                client = CLIENT.get()
-                if client:
-                    fields["client"] = client
-                rpc_line(fields, level)
+                end(info, token, start, status, response, level)
 
         return handler
+
+    def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
+        return _tolerant_stream(handler)
+
+    def _refusal(self, handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
+        return _refusal(handler, code)
+
+    def _refuse(self, code: grpc.StatusCode) -> Handler:
+        message = _REFUSALS[code]
+
+        async def refuse(request: Any, context: Ctx) -> Any:
+            await context.abort(code, message)
+
+        return refuse
 
 
 class _Malformed:
@@ -372,28 +458,26 @@ def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
     return deserialize
 
 
-async def _refuse_malformed(request: _Malformed, context: Ctx, request_id: str) -> None:
+def _malformed(request: _Malformed) -> RequestError:
     """INVALID_ARGUMENT (reason REQUEST_MALFORMED) for a body that is not the message."""
-    error = RequestError(
+    return RequestError(
         grpc.StatusCode.INVALID_ARGUMENT,
         f"the request body is not a valid {request.message_type} (protobuf wire format)",
         reason="REQUEST_MALFORMED",
         metadata={"message_type": request.message_type},
     )
-    await abort_with(error, context, request_id)
 
 
-async def _refuse_oversize(size: int, limit: int, context: Ctx, request_id: str) -> None:
+def _oversize(size: int, limit: int) -> RequestError:
     """RESOURCE_EXHAUSTED (reason RESPONSE_TOO_LARGE) for an answer over the size limit,
     instead of gRPC's own failure to send it after the call was counted as done."""
-    error = RequestError(
+    return RequestError(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         f"the answer would be {size:,} bytes, over this server's limit of {limit:,}"
         " (--max-message-bytes): replay fewer actions per call, or without include_log",
         reason="RESPONSE_TOO_LARGE",
         metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
     )
-    await abort_with(error, context, request_id)
 
 
 def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
@@ -408,7 +492,7 @@ def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
 
         async def checked_watch(request: Any, context: Ctx) -> Any:
             if request.__class__ is _Malformed:
-                await _refuse_malformed(request, context, "")
+                await abort_with(_malformed(request), context)
             return await watch(request, context)
 
         return grpc.unary_stream_rpc_method_handler(
@@ -420,7 +504,7 @@ def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
         async def checked(requests: Any, context: Ctx) -> Any:
             async for request in requests:
                 if request.__class__ is _Malformed:
-                    await _refuse_malformed(request, context, "")
+                    await abort_with(_malformed(request), context)
                 yield request
 
         async def checked_exchange(requests: Any, context: Ctx) -> Any:
@@ -433,28 +517,26 @@ def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
     return handler
 
 
-async def _unauthenticated(request: Any, context: Ctx) -> Any:
-    await context.abort(
-        grpc.StatusCode.UNAUTHENTICATED,
-        "a valid bearer token is required (metadata 'authorization: Bearer <token>')",
-    )
-
-
-async def _busy(request: Any, context: Ctx) -> Any:
-    await context.abort(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        "too many concurrent calls on this server process; retry with backoff",
-    )
+_REFUSALS = {
+    grpc.StatusCode.UNAUTHENTICATED: (
+        "a valid bearer token is required (metadata 'authorization: Bearer <token>')"
+    ),
+    grpc.StatusCode.RESOURCE_EXHAUSTED: (
+        "too many concurrent calls on this server process; retry with backoff"
+    ),
+}
 
 
 def _refusal(handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
     """A streaming handler of the same shape as ``handler`` that refuses the call."""
 
+    message = _REFUSALS[code]
+
     async def refuse(request: Any, context: Ctx) -> Any:
-        await context.abort(code, "a valid bearer token is required")
+        await context.abort(code, message)
 
     async def refuse_stream(request: Any, context: Ctx) -> Any:
-        await context.abort(code, "a valid bearer token is required")
+        await context.abort(code, message)
         yield  # pragma: no cover - makes this an async generator
 
     if handler.request_streaming and handler.response_streaming:
@@ -464,9 +546,11 @@ def _refusal(handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
     return grpc.unary_stream_rpc_method_handler(refuse_stream)
 
 
-class RefereeServer:
-    """A running Referee gRPC server (asyncio): the service port (plaintext or TLS)
-    and, when configured, a plaintext port serving only the health service."""
+class ServerBase:
+    """What a Referee server is whatever its engine: the settings, the referee, the
+    interceptor, the services' health, the start-up line."""
+
+    engine = ""
 
     def __init__(
         self,
@@ -483,6 +567,77 @@ class RefereeServer:
             keyring=self.keyring,
             require_sealed=settings.require_sealed,
         )
+        self.port = 0
+        self.health_port = 0
+
+    def _bind_ports(self, server: Any, health_server: Any) -> None:
+        s = self.settings
+        address = _address(s.host, s.port)
+        credentials = s.tls.credentials() if s.tls is not None else None
+        self.port = _bind(server, address, credentials)
+        if health_server is not None:
+            assert s.health_port is not None
+            health_address = _address(s.health_host, s.health_port)
+            self.health_port = _bind(health_server, health_address, None)
+
+    def _health_options(self) -> list[tuple[str, Any]]:
+        return [
+            ("grpc.so_reuseport", 1 if self.settings.workers > 1 else 0),
+            ("grpc.max_receive_message_length", 4096),
+        ]
+
+    def _log_serving(self, **more: Any) -> None:
+        s = self.settings
+        fields: dict[str, Any] = {
+            "address": f"{s.host}:{self.port}",
+            "port": self.port,
+            "version": __version__,
+            "build": build(),
+            "games": [c.game_id for c in all_codecs()],
+            "sealing": self._sealing_mode(),
+            "tls": "off" if s.tls is None else ("mutual" if s.tls.client_ca else "on"),
+            "auth": f"{len(s.auth)} tokens" if s.auth is not None else "off",
+            "engine": self.engine,
+        }
+        if self.health_port:
+            fields["health_port"] = self.health_port
+        if s.max_concurrent_rpcs:
+            fields["max_concurrent_rpcs"] = s.max_concurrent_rpcs
+        fields.update(more)
+        log.info("referee_serving", **fields)
+
+    def _sealing_mode(self) -> str:
+        if self.keyring is None:
+            return "off: plain states (no sealing keys configured)"
+        mode = "sealed states only" if self.settings.require_sealed else "sealed and plain states"
+        return (
+            f"on: {mode}; sealing with key {self.keyring.sealing_key_id!r}, "
+            f"opening with {list(self.keyring.key_ids)}"
+        )
+
+    def _log_stopping(self) -> None:
+        s = self.settings
+        log.info(
+            "referee_stopping",
+            grace_seconds=s.grace_seconds,
+            drain_delay_seconds=s.drain_delay_seconds,
+        )
+
+
+class RefereeServer(ServerBase):
+    """A running Referee gRPC server on grpc.aio (``--engine asyncio``): the service
+    port (plaintext or TLS) and, when configured, a plaintext port serving only the
+    health service."""
+
+    engine = "asyncio"
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        metrics: Metrics | None = None,
+        worker: int | None = None,
+    ) -> None:
+        super().__init__(settings, metrics, worker)
         self.health = HealthServicer()
         self.interceptor = CallInterceptor(
             metrics,
@@ -509,68 +664,27 @@ class RefereeServer:
         )
         self.health_server: grpc.aio.Server | None = None
         if settings.health_port is not None:
-            self.health_server = grpc.aio.server(
-                options=[
-                    ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
-                    ("grpc.max_receive_message_length", 4096),
-                ]
-            )
+            self.health_server = grpc.aio.server(options=self._health_options())
             health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
-        self.port = 0
-        self.health_port = 0
         self._stopping: asyncio.Event | None = None
 
     async def start(self) -> int:
         """Bind and start; returns the bound port (useful with port 0)."""
-        s = self.settings
-        address = _address(s.host, s.port)
-        credentials = s.tls.credentials() if s.tls is not None else None
-        self.port = _bind(self.server, address, credentials)
+        self._bind_ports(self.server, self.health_server)
         if self.health_server is not None:
-            assert s.health_port is not None
-            health_address = _address(s.health_host, s.health_port)
-            self.health_port = _bind(self.health_server, health_address, None)
             await self.health_server.start()
         await self.server.start()
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._stopping = asyncio.Event()
-        fields: dict[str, Any] = {
-            "address": f"{s.host}:{self.port}",
-            "port": self.port,
-            "version": __version__,
-            "build": build(),
-            "games": [c.game_id for c in all_codecs()],
-            "sealing": self._sealing_mode(),
-            "tls": "off" if s.tls is None else ("mutual" if s.tls.client_ca else "on"),
-            "auth": f"{len(s.auth)} tokens" if s.auth is not None else "off",
-        }
-        if self.health_server is not None:
-            fields["health_port"] = self.health_port
-        if s.max_concurrent_rpcs:
-            fields["max_concurrent_rpcs"] = s.max_concurrent_rpcs
-        fields["coalesce_us"] = s.coalesce_us
-        log.info("referee_serving", **fields)
+        self._log_serving(coalesce_us=self.settings.coalesce_us)
         return self.port
-
-    def _sealing_mode(self) -> str:
-        if self.keyring is None:
-            return "off: plain states (no sealing keys configured)"
-        mode = "sealed states only" if self.settings.require_sealed else "sealed and plain states"
-        return (
-            f"on: {mode}; sealing with key {self.keyring.sealing_key_id!r}, "
-            f"opening with {list(self.keyring.key_ids)}"
-        )
 
     async def stop(self) -> None:
         """Drain: health NOT_SERVING first, then (after the drain delay, during which
         calls are still served) in-flight calls finish within the grace."""
         s = self.settings
-        log.info(
-            "referee_stopping",
-            grace_seconds=s.grace_seconds,
-            drain_delay_seconds=s.drain_delay_seconds,
-        )
+        self._log_stopping()
         await self.health.enter_graceful_shutdown()
         if s.drain_delay_seconds > 0:
             await asyncio.sleep(s.drain_delay_seconds)
@@ -620,9 +734,41 @@ async def serve(
     worker: int | None = None,
     on_ready: Callable[[RefereeServer], None] | None = None,
 ) -> None:
+    """Serve on grpc.aio (``--engine asyncio``) until SIGTERM or SIGINT."""
     server = RefereeServer(settings, metrics, worker)
     await server.start()
     tune_gc()
     if on_ready is not None:
         on_ready(server)
     await server.run_until_signalled()
+
+
+def engine_for(settings: ServerSettings, worker: int = 0) -> str:
+    """The engine worker ``worker`` serves with: the one set, or for ``auto`` the threads
+    engine where the worker gets a CPU of its own (:func:`referee.workers.own_cpu`: the
+    workers own the machine's or container's CPUs) and grpc.aio elsewhere. Measured on
+    2-vCPU VMs: pinned, the threaded server serves 1.4 - 1.7 times the calls of grpc.aio;
+    unpinned its threads pass the GIL between cores and it serves fewer
+    (docs/benchmarks.md)."""
+    if settings.engine != "auto":
+        return settings.engine
+    from referee.workers import own_cpu
+
+    return "threads" if own_cpu(worker, settings.workers) is not None else "asyncio"
+
+
+def run_worker(
+    settings: ServerSettings,
+    metrics: Metrics | None = None,
+    worker: int = 0,
+    on_ready: Callable[[ServerBase], None] | None = None,
+) -> None:
+    """Serve with the engine of ``settings`` (:func:`engine_for`) until SIGTERM or
+    SIGINT: the body of a worker process (``--workers N``) or of the only process."""
+    settings = replace(settings, engine=engine_for(settings, worker))
+    if settings.engine == "threads":
+        from referee.threaded import serve_threads
+
+        serve_threads(settings, metrics, worker, on_ready)
+    else:
+        asyncio.run(serve(settings, metrics, worker, on_ready))

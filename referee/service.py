@@ -2,7 +2,8 @@
 
 :class:`Referee` does the work of each RPC synchronously on protobuf
 messages (usable in-process, e.g. by tests and benchmarks);
-:class:`RefereeServicer` exposes it over gRPC (asyncio). Errors of the
+:class:`RefereeServicer` exposes it over gRPC (grpc.aio) and
+:class:`ThreadedRefereeServicer` over grpc's threaded server. Errors of the
 request are :class:`~referee.errors.RequestError`; verdicts are data.
 """
 
@@ -14,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -581,18 +582,58 @@ _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
 
 
-async def abort_with(error: RequestError, context: Ctx, request_id: str = "") -> None:
-    """End the call with ``error``: its code, message and details (google.rpc.Status in
-    the trailers), and the request id when there is one. Raises (grpc.aio's abort)."""
+def _status_of(
+    error: RequestError, request_id: str
+) -> tuple[grpc.StatusCode, str, tuple[Any, ...]]:
+    """``error`` as a gRPC status: code, message and trailing metadata (the
+    google.rpc.Status details, and the request id when there is one)."""
     status = rpc_status.to_status(error.to_status())
     metadata = tuple(status.trailing_metadata)
     if request_id:
         metadata += ((REQUEST_ID_KEY, request_id),)
-    await context.abort(status.code, status.details, metadata)
+    return status.code, status.details, metadata
+
+
+async def abort_with(error: RequestError, context: Ctx, request_id: str = "") -> None:
+    """End the call with ``error``: its code, message and details (google.rpc.Status in
+    the trailers), and the request id when there is one. Raises (grpc.aio's abort)."""
+    code, details, metadata = _status_of(error, request_id)
+    await context.abort(code, details, metadata)
+
+
+class _Status(NamedTuple):
+    """A ``grpc.Status`` (the threaded server's ``abort_with_status`` takes one)."""
+
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[Any, ...]
+
+
+def abort_with_status(error: RequestError, context: Any, request_id: str = "") -> None:
+    """:func:`abort_with` for the threaded server (``--engine threads``). Raises."""
+    context.abort_with_status(_Status(*_status_of(error, request_id)))
+
+
+def _request_id() -> str:
+    info = CURRENT_CALL.get()
+    return info.request_id if info is not None else ""
+
+
+def _replay_within(referee: Referee, context: Any) -> Callable[[Any], Any]:
+    """``referee.replay`` stopping at the call's deadline (checked between actions)."""
+    remaining = context.time_remaining()
+    if remaining is None:
+        return referee.replay
+    deadline = time.monotonic() + remaining
+
+    def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
+        return referee.replay(req, lambda: time.monotonic() >= deadline)
+
+    return replay
 
 
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
-    """The gRPC face of :class:`Referee` (grpc.aio)."""
+    """The gRPC face of :class:`Referee` (grpc.aio: ``--engine asyncio``)."""
 
     def __init__(self, referee: Referee, coalescer: Coalescer | None = None) -> None:
         self.referee = referee
@@ -609,8 +650,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
                 return await result  # type: ignore[no-any-return]
             return result  # type: ignore[no-any-return]
         except RequestError as e:
-            info = CURRENT_CALL.get()
-            await abort_with(e, context, info.request_id if info is not None else "")
+            await abort_with(e, context, _request_id())
             raise  # unreachable: abort raises
 
     async def ListGames(self, request: Any, context: Ctx) -> Any:
@@ -629,12 +669,39 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         return await self._run(self.referee.view_state, request, context)
 
     async def Replay(self, request: Any, context: Ctx) -> Any:
-        remaining = context.time_remaining()
-        if remaining is None:
-            return await self._run(self.referee.replay, request, context, coalesce=False)
-        deadline = time.monotonic() + remaining
-
-        def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
-            return self.referee.replay(req, lambda: time.monotonic() >= deadline)
-
+        replay = _replay_within(self.referee, context)
         return await self._run(replay, request, context, coalesce=False)
+
+
+class ThreadedRefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
+    """The gRPC face of :class:`Referee` on grpc's threaded server (``--engine threads``):
+    each call runs in one of the server's threads, from start to end."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+
+    @staticmethod
+    def _run(fn: Callable[[_Req], _Resp], request: _Req, context: Any) -> _Resp:
+        try:
+            return fn(request)
+        except RequestError as e:
+            abort_with_status(e, context, _request_id())
+            raise  # unreachable: abort raises
+
+    def ListGames(self, request: Any, context: Any) -> Any:
+        return self._run(self.referee.list_games, request, context)
+
+    def NewGame(self, request: Any, context: Any) -> Any:
+        return self._run(self.referee.new_game, request, context)
+
+    def ApplyAction(self, request: Any, context: Any) -> Any:
+        return self._run(self.referee.apply_action, request, context)
+
+    def LegalActions(self, request: Any, context: Any) -> Any:
+        return self._run(self.referee.legal_actions, request, context)
+
+    def ViewState(self, request: Any, context: Any) -> Any:
+        return self._run(self.referee.view_state, request, context)
+
+    def Replay(self, request: Any, context: Any) -> Any:
+        return self._run(_replay_within(self.referee, context), request, context)

@@ -3,7 +3,7 @@
 Python runs one thread of Python at a time, so one process uses one core. The
 supervisor (this module, PID 1 in the container) forks N workers *before any
 gRPC object exists* (gRPC's core cannot be forked once started), each worker
-runs its own grpc.aio server bound to the same port with ``SO_REUSEPORT``, and
+runs its own gRPC server (``--engine``) bound to the same port with ``SO_REUSEPORT``, and
 the kernel spreads incoming **connections** (not calls) over the workers. A
 client with one connection talks to one worker; clients should open several
 connections, or several clients share the load (see docs/deploy.md).
@@ -31,7 +31,6 @@ write to. Children die with it (``PR_SET_PDEATHSIG``).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import os
@@ -71,6 +70,26 @@ def available_cpus() -> int:
     if quota is not None:
         count = min(count, max(1, math.ceil(quota)))
     return max(1, count)
+
+
+def own_cpu(worker: int, workers: int) -> int | None:
+    """The CPU to pin worker ``worker`` of ``workers`` to, or None (not pinned).
+
+    Pinned only where the CPUs are the workers' own: as many workers as CPUs in this
+    process's affinity, and no cgroup CPU quota narrower than them (a container given
+    exclusive CPUs, as Kubernetes' static CPU manager does for whole-CPU requests; a
+    VM). A quota narrower than the affinity means CPUs shared with other containers,
+    where every replica would pin its first worker to the same CPU."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return None
+    if workers != len(cpus):
+        return None
+    quota = _cgroup_cpu_quota()
+    if quota is not None and quota < len(cpus):
+        return None
+    return cpus[worker % len(cpus)]
 
 
 def _cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
@@ -453,12 +472,12 @@ class Supervisor:
         if self._metrics_sock is not None:
             self._metrics_sock.close()
         logs.bind_process(worker=child.index)
-        from referee.server import serve
+        from referee.server import run_worker
 
         def ready(_server: object) -> None:
             os.write(ready_fd, announce)
 
-        asyncio.run(serve(self.settings, self.metrics, child.index, on_ready=ready))
+        run_worker(self.settings, self.metrics, child.index, on_ready=ready)
 
 
 def _noop(signum: int, frame: object) -> None:

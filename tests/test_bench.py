@@ -47,25 +47,56 @@ def test_replay_bench_runs_and_agrees_over_the_wire() -> None:
 def test_service_bench_runs() -> None:
     if shutil.which("h2load") is None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
-    out = run(
-        "service.py", "--seconds", "1", "--warm-up", "1", "--rounds", "2", "--games", "ecarte"
+    servers = (
+        "no-op",
+        "no-op threads",
+        "no-op coalesced",
+        "stack",
+        "referee",
+        "referee uncoalesced",
+        "referee threads",
     )
-    assert out.count("ratio referee / no-op at saturation:") == 2, out
-    assert out.count("ratio stack / no-op at saturation:") == 2, out
-    assert out.count("ratio referee / no-op coalesced at saturation:") == 2, out
-    assert out.count("(median of 2 rounds: ") == 8, out
+    out = run(
+        "service.py",
+        *("--seconds", "1", "--warm-up", "1", "--rounds", "2", "--games", "ecarte"),
+        *("--servers", *servers),
+    )
+    for ratio in (
+        "referee / no-op",
+        "referee threads / no-op threads",
+        "referee threads / no-op",
+        "no-op threads / no-op",
+        "stack / no-op",
+        "referee uncoalesced / no-op",
+        "referee / no-op coalesced",
+    ):
+        assert out.count(f"ratio {ratio} at saturation:") == 2, (ratio, out)
+    assert out.count("(median of 2 rounds: ") == 14, out
     rows = re.findall(
         r"^(?:no-op|stack|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)"
         r"(?:\s+\d+\s+([\d.]+))?$",
         out,
         re.MULTILINE,
     )
-    assert len(rows) == 30, out  # 2 workloads x 5 servers x (saturated, half, one client)
+    assert len(rows) == 2 * 7 * 3, out  # 2 workloads x 7 servers x (saturated, half, one)
     assert all(errors == "0" for _, errors, _ in rows), out
     # Saturated rows carry the server's CPU time and context switches per call: gRPC
     # hands every call between its threads, so there is at least one switch per call.
     switches = [float(s) for _, _, s in rows if s]
-    assert len(switches) == 10 and all(s >= 1 for s in switches), out
+    assert len(switches) == 2 * 7 and all(s >= 1 for s in switches), out
+
+
+def test_scale_bench_runs() -> None:
+    if shutil.which("h2load") is None:
+        pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
+    out = run("scale.py", "--calls", "2000", "--seconds", "1")
+    for engine in ("auto", "asyncio", "threads"):
+        for workers in (1, 2):
+            assert f"--engine {engine}, workers {workers}: " in out, out
+        assert f"--engine {engine}, worker RSS: idle " in out, out
+    # An engine named is the engine that serves (auto: whichever the machine gives).
+    assert re.search(r"--engine asyncio, workers 2: [\d,]+ .*asyncio.*asyncio", out), out
+    assert re.search(r"--engine threads, workers 2: [\d,]+ .*threads.*threads", out), out
 
 
 def test_inserver_bench_runs() -> None:

@@ -221,7 +221,7 @@ def test_gap_must_be_positive() -> None:
 @pytest.fixture(scope="module")
 def coalescing_server() -> Iterator[ServerThread]:
     settings = ServerSettings(host="127.0.0.1", port=0, coalesce_us=2000)
-    server = ServerThread(settings).start()
+    server = ServerThread(settings, engine="asyncio").start()  # coalescing is grpc.aio's
     assert server.server is not None and server.server.coalescer is not None
     yield server
     server.stop()

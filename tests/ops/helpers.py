@@ -1,14 +1,12 @@
-"""Servers for the operations tests: in-process (a thread with its own loop) and
+"""Servers for the operations tests: in-process (``tests/server_thread.py``) and
 ``referee serve`` in a subprocess with its JSON log lines, plus certificates."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import io
 import ipaddress
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -24,11 +22,11 @@ from typing import Any
 import structlog
 
 from referee import logs
-from referee.metrics import Metrics
-from referee.server import RefereeServer, ServerSettings
 from referee.v1 import common_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
+
+from ..server_thread import ServerThread, subprocess_env
 
 TIMEOUT = 60.0  # upper bound of any wait; the waits end on a condition, far sooner
 
@@ -45,50 +43,8 @@ def wait_until(condition: Callable[[], Any], what: str, timeout: float = TIMEOUT
         time.sleep(0.005)
 
 
-class InProcess:
-    """A RefereeServer on its own event loop in a background thread."""
-
-    def __init__(self, settings: ServerSettings, metrics: Metrics | None = None) -> None:
-        self.settings = settings
-        self.metrics = metrics
-        self.loop = asyncio.new_event_loop()
-        self.server: RefereeServer | None = None
-        self.port = 0
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-
-        async def start() -> None:
-            self.server = RefereeServer(self.settings, self.metrics)
-            self.port = await self.server.start()
-            self._ready.set()
-
-        self.loop.run_until_complete(start())
-        self.loop.run_forever()
-        self.loop.close()
-
-    def __enter__(self) -> InProcess:
-        self._thread.start()
-        if not self._ready.wait(TIMEOUT):
-            raise RuntimeError("server did not start")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.server is not None
-        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(TIMEOUT)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(TIMEOUT)
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @property
-    def health_address(self) -> str:
-        assert self.server is not None
-        return f"127.0.0.1:{self.server.health_port}"
+InProcess = ServerThread
+"""A server in this process, on the test run's engine (``tests/server_thread.py``)."""
 
 
 @contextmanager
@@ -130,7 +86,7 @@ class Served:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            env=subprocess_env(env),
         )
         self.lines: list[dict[str, Any]] = []
         self.raw: list[str] = []

@@ -4,7 +4,6 @@ hundreds of thousands of lines), generic calls, and the check every answer must 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -21,6 +20,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from referee.v1 import referee_pb2
+
+from ..server_thread import subprocess_env
 
 TIMEOUT = 60.0  # upper bound of every wait; each ends on a condition, far sooner
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # the server's default limit
@@ -76,7 +77,7 @@ class RefereeProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            env=subprocess_env(env),
             preexec_fn=die_with_parent,
         )
         self.keep_ids = keep_ids

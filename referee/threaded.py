@@ -1,0 +1,340 @@
+"""The threads engine (``referee serve --engine threads``): grpc's threaded server.
+
+Each call runs from start to end in one of ``--threads`` handler threads, the Python
+of gRPC's own work in its serving thread. Per call that is a fraction of what grpc.aio
+does in Python (no event loop turn, task, coroutine or future per call) and about 4
+thread switches instead of 17 (docs/benchmarks.md: ``bench/service.py`` measures both
+engines). A worker's threads share its one GIL, so they are fastest on one CPU: a
+worker is pinned to a CPU of its own where the CPUs are the workers' own
+(:func:`referee.workers.own_cpu`); elsewhere the GIL passing between cores costs more
+than the engine saves, and grpc.aio is the better choice: ``--engine auto`` (the
+default) takes this engine exactly where its workers can be pinned.
+
+Everything a call gets is the same on both engines: the interceptor's request id, log
+line, metrics, token check and concurrency limit (:class:`referee.server.CallBook`),
+the same errors (the servicer: :class:`referee.service.ThreadedRefereeServicer`),
+health, reflection, TLS, and the same graceful shutdown. What only grpc.aio has is
+coalescing (``--coalesce-us``), which needs one event loop running every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable
+from concurrent import futures
+from contextvars import Context, ContextVar
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from referee.server import (
+    _REFUSALS,
+    HEALTH_SERVICE_NAME,
+    SERVICE_NAME,
+    CallBook,
+    ServerBase,
+    ServerSettings,
+    _Malformed,
+    _malformed,
+    _oversize,
+    _tolerant,
+    log,
+    tune_gc,
+)
+from referee.service import ThreadedRefereeServicer, abort_with_status
+from referee.v1 import referee_pb2_grpc
+from referee.workers import own_cpu
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
+
+    MethodHandler = grpc.RpcMethodHandler[Any, Any]
+
+STOP_POLL_SECONDS = 0.2  # how often the main thread looks for a stop signal
+
+
+# Set in a call's own context by the interceptor when it admits the call (counted in
+# flight): grpc's threaded server runs the interceptor, then the call, in that context.
+_ADMITTED: ContextVar[bool] = ContextVar("referee_admitted", default=False)
+
+
+class _CallPool(futures.ThreadPoolExecutor):
+    """The handler threads. A call admitted by the interceptor is in flight until its
+    task here ends, however it ends (answered, refused, or its client gone before its
+    request came, when the handler never runs).
+
+    grpc's threaded server submits each call here as ``call_context.run(...)``, in the
+    context the interceptor ran in: a submission whose context says the call was
+    admitted is that call's."""
+
+    def __init__(self, threads: int, leave: Callable[[object], None]) -> None:
+        super().__init__(max_workers=threads, thread_name_prefix="referee-call")
+        self._leave = leave
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
+        future = super().submit(fn, *args, **kwargs)
+        context = getattr(fn, "__self__", None)
+        if isinstance(context, Context) and context.get(_ADMITTED, False):
+            future.add_done_callback(self._leave)
+        return future
+
+
+class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[type-arg]
+    """:class:`referee.server.CallInterceptor` for grpc's threaded server."""
+
+    def __init__(
+        self,
+        metrics: Metrics | None = None,
+        auth: Any = None,
+        max_concurrent: int = 0,
+        max_response_bytes: int = 0,
+        threads: int = 8,
+    ) -> None:
+        super().__init__(metrics, auth, max_concurrent, max_response_bytes)
+        self.pool = _CallPool(threads, self._leave)
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], MethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> MethodHandler | None:
+        method = handler_call_details.method
+        try:
+            entry = self._methods[method]
+        except KeyError:
+            handler = continuation(handler_call_details)
+            entry = self._methods[method] = self._prepare(method, handler)
+        if entry is None:
+            return continuation(handler_call_details)
+        return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
+
+    def _track(self) -> None:
+        _ADMITTED.set(True)  # in the call's context: its task in the pool calls _leave
+
+    def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
+        begin, end, log_ = self._begin, self._end, self._log
+        max_response = self._max_response_of(short)
+        level = logging.DEBUG if quiet else logging.INFO
+
+        def handler(request: Any, context: Any) -> Any:
+            info, token, start = begin(short, context)
+            status = "OK"
+            response = None
+            try:
+                if request.__class__ is _Malformed:
+                    abort_with_status(_malformed(request), context, info.request_id)
+                response = inner(request, context)
+                if max_response and response.ByteSize() > max_response:
+                    error = _oversize(response.ByteSize(), max_response)
+                    abort_with_status(error, context, info.request_id)
+                if not context.is_active():  # the deadline passed, the client left
+                    status = "CANCELLED"
+                return response
+            except Exception:
+                code = context.code()  # set by an abort (grpc raises a bare Exception)
+                if isinstance(code, grpc.StatusCode):
+                    status = code.name
+                    raise
+                if not context.is_active():
+                    status = "CANCELLED"
+                    raise
+                status = "INTERNAL"
+                log_.exception("rpc_failed", method=short, request_id=info.request_id)
+                context.abort(grpc.StatusCode.INTERNAL, "internal error")
+                raise
+            finally:
+                end(info, token, start, status, response, level)
+
+        return handler
+
+    def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
+        """grpcio's own streaming services on the threaded server (health Watch, which
+        answers through a callback when non-blocking; reflection, a generator over the
+        requests) refusing a body that does not parse with INVALID_ARGUMENT."""
+        deserializer = _tolerant(handler.request_deserializer)
+        serializer = handler.response_serializer
+        watch: Any = handler.unary_stream
+        if watch is not None:
+
+            def checked_watch(request: Any, context: Any, *callback: Any) -> Any:
+                if request.__class__ is _Malformed:
+                    abort_with_status(_malformed(request), context)
+                return watch(request, context, *callback)  # non-blocking: its callback
+
+            # grpc reads these off the behaviour (the health servicer sets them).
+            for name in ("experimental_non_blocking", "experimental_thread_pool"):
+                if hasattr(watch, name):
+                    setattr(checked_watch, name, getattr(watch, name))
+            return grpc.unary_stream_rpc_method_handler(
+                checked_watch, request_deserializer=deserializer, response_serializer=serializer
+            )
+        exchange: Any = handler.stream_stream
+        if exchange is not None:
+
+            def checked(requests: Any, context: Any) -> Any:
+                for request in requests:
+                    if request.__class__ is _Malformed:
+                        abort_with_status(_malformed(request), context)
+                    yield request
+
+            def checked_exchange(requests: Any, context: Any) -> Any:
+                yield from exchange(checked(requests, context), context)
+
+            return grpc.stream_stream_rpc_method_handler(
+                checked_exchange, request_deserializer=deserializer, response_serializer=serializer
+            )
+        return handler
+
+    def _refusal(self, handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
+        message = _REFUSALS[code]
+
+        def refuse(request: Any, context: Any) -> Any:
+            context.abort(code, message)
+
+        def refuse_stream(request: Any, context: Any) -> Any:
+            context.abort(code, message)
+            yield  # pragma: no cover - makes this a generator
+
+        if handler.request_streaming and handler.response_streaming:
+            return grpc.stream_stream_rpc_method_handler(refuse_stream)
+        if handler.request_streaming:
+            return grpc.stream_unary_rpc_method_handler(refuse)
+        return grpc.unary_stream_rpc_method_handler(refuse_stream)
+
+    def _refuse(self, code: grpc.StatusCode) -> Any:
+        message = _REFUSALS[code]
+
+        def refuse(request: Any, context: Any) -> Any:
+            context.abort(code, message)
+
+        return refuse
+
+
+class ThreadedRefereeServer(ServerBase):
+    """A running Referee gRPC server on grpc's threaded server (``--engine threads``):
+    the service port (plaintext or TLS) and, when configured, a plaintext port serving
+    only the health service."""
+
+    engine = "threads"
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        metrics: Metrics | None = None,
+        worker: int | None = None,
+    ) -> None:
+        super().__init__(settings, metrics, worker)
+        self.interceptor = ThreadCallInterceptor(
+            metrics,
+            settings.auth,
+            settings.max_concurrent_rpcs,
+            max_response_bytes=settings.max_message_bytes,
+            threads=settings.threads,
+        )
+        # Watch answers from whichever thread changes a status: it holds no thread.
+        self._health_pool = futures.ThreadPoolExecutor(1, thread_name_prefix="referee-health")
+        self.health = health.HealthServicer(
+            experimental_non_blocking=True, experimental_thread_pool=self._health_pool
+        )
+        self.server = grpc.server(
+            self.interceptor.pool,
+            interceptors=[self.interceptor],
+            options=settings.grpc_options(),
+        )
+        referee_pb2_grpc.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            ThreadedRefereeServicer(self.referee), self.server
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), self.server
+        )
+        self.health_server: grpc.Server | None = None
+        if settings.health_port is not None:
+            self.health_server = grpc.server(
+                futures.ThreadPoolExecutor(2, thread_name_prefix="referee-probe"),
+                options=self._health_options(),
+            )
+            health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
+        self.cpu: int | None = None  # the CPU this worker is pinned to (serve_threads)
+        self._stop_requested = False
+
+    def start(self) -> int:
+        """Bind and start; returns the bound port (useful with port 0)."""
+        self._bind_ports(self.server, self.health_server)
+        if self.health_server is not None:
+            self.health_server.start()
+        self.server.start()
+        for service in ("", SERVICE_NAME):
+            self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        self._log_serving(
+            threads=self.settings.threads,
+            cpu="not pinned" if self.cpu is None else self.cpu,
+        )
+        return self.port
+
+    def stop(self) -> None:
+        """Drain: health NOT_SERVING first, then (after the drain delay, during which
+        calls are still served) in-flight calls finish within the grace."""
+        s = self.settings
+        self._log_stopping()
+        self.health.enter_graceful_shutdown()
+        if s.drain_delay_seconds > 0:
+            time.sleep(s.drain_delay_seconds)
+        self.server.stop(s.grace_seconds).wait()
+        if self.health_server is not None:
+            self.health_server.stop(0).wait()
+        self._health_pool.shutdown(wait=False)
+        log.info("referee_stopped")
+
+    def request_stop(self) -> None:
+        self._stop_requested = True
+
+    def run_until_signalled(self) -> None:
+        """Serve until SIGTERM or SIGINT, then stop gracefully.
+
+        The handlers only note the signal (they run in this thread between two
+        bytecodes, where taking a lock could deadlock); this thread looks every
+        ``STOP_POLL_SECONDS``."""
+
+        def noted(_signum: int, _frame: object) -> None:
+            self._stop_requested = True
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, noted)
+        while not self._stop_requested:
+            time.sleep(STOP_POLL_SECONDS)
+        self.stop()
+
+
+def pin(cpu: int) -> None:
+    """Pin this process's threads to ``cpu``; those made later (gRPC's) inherit it."""
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            os.sched_setaffinity(int(task), {cpu})
+
+
+def serve_threads(
+    settings: ServerSettings,
+    metrics: Metrics | None = None,
+    worker: int = 0,
+    on_ready: Callable[[ServerBase], None] | None = None,
+) -> None:
+    """Serve on grpc's threaded server until SIGTERM or SIGINT, this worker pinned to
+    a CPU of its own where the CPUs are the workers' own
+    (:func:`referee.workers.own_cpu`)."""
+    cpu = own_cpu(worker, settings.workers)
+    if cpu is not None:
+        pin(cpu)
+    server = ThreadedRefereeServer(settings, metrics, worker)
+    server.cpu = cpu
+    server.start()
+    tune_gc()
+    if on_ready is not None:
+        on_ready(server)
+    server.run_until_signalled()

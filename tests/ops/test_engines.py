@@ -1,0 +1,242 @@
+"""The two serving engines (``--engine asyncio|threads``): the same calls, answers,
+errors and log lines on both; the threads engine's CPU pinning and call accounting.
+
+Every service, operations and reliability test also runs on the threads engine
+(``REFEREE_TEST_ENGINE=threads``, as ``./dev test`` does); these are the tests that
+name an engine themselves."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from referee import cli, workers
+from referee.server import DEFAULT_THREADS, ENGINE_CHOICES, ENGINES, ServerSettings, engine_for
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+
+from .helpers import (
+    CONFIG,
+    SEED,
+    TIMEOUT,
+    InProcess,
+    Served,
+    captured_logs,
+    log_lines,
+    wait_until,
+)
+
+
+def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
+    return referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+
+
+def settings_of(argv: list[str]) -> Any:
+    parser = cli._parser()
+    args = parser.parse_args(argv)
+    return cli._settings(args.serve_parser, args)
+
+
+# ------------------------------------------------------------------ settings
+
+
+def test_engine_and_threads_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    default = settings_of(["serve"])
+    assert (default.engine, default.threads) == ("auto", DEFAULT_THREADS)
+    chosen = settings_of(["serve", "--engine", "threads", "--threads", "3"])
+    assert (chosen.engine, chosen.threads) == ("threads", 3)
+    # The CLI offers exactly the server's engines, with the server's default.
+    serve = cli._parser().parse_args(["serve"]).serve_parser
+    engine = next(a for a in serve._actions if "--engine" in a.option_strings)
+    assert engine.default == ServerSettings().engine == "auto"
+    for name in ENGINE_CHOICES:
+        assert engine.type(name) == name  # type: ignore[misc]
+    monkeypatch.setenv("REFEREE_ENGINE", "threads")
+    monkeypatch.setenv("REFEREE_THREADS", "5")
+    from_env = settings_of(["serve"])
+    assert (from_env.engine, from_env.threads) == ("threads", 5)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["serve", "--engine", "fibers"], ["serve", "--threads", "0"], ["serve", "--threads", "x"]],
+)
+def test_a_wrong_engine_or_thread_count_stops_start_up(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        settings_of(argv)
+    assert e.value.code == 2
+
+
+# ------------------------------------------------------------------ pinning
+
+
+@pytest.mark.parametrize(
+    ("cpus", "quota", "workers_", "expected"),
+    [
+        ({0, 1}, None, 2, [0, 1]),  # a VM: the workers own the CPUs
+        ({4, 6}, 2.0, 2, [4, 6]),  # exclusive CPUs (a whole-CPU request): quota as wide
+        ({3}, None, 1, [3]),  # one CPU (taskset, a one-CPU container)
+        ({0, 1, 2, 3}, 2.0, 2, [None, None]),  # shared CPUs under a quota: never pinned
+        ({0, 1, 2, 3}, None, 2, [None, None]),  # fewer workers than CPUs
+        ({0, 1}, None, 3, [None, None, None]),  # more workers than CPUs
+    ],
+)
+def test_a_worker_is_pinned_only_where_the_cpus_are_the_workers_own(
+    monkeypatch: pytest.MonkeyPatch,
+    cpus: set[int],
+    quota: float | None,
+    workers_: int,
+    expected: list[int | None],
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: cpus)
+    monkeypatch.setattr(workers, "_cgroup_cpu_quota", lambda: quota)
+    assert [workers.own_cpu(w, workers_) for w in range(workers_)] == expected
+    # auto: the threads engine exactly where the worker is pinned, grpc.aio elsewhere.
+    auto = ServerSettings(workers=workers_)
+    assert [engine_for(auto, w) for w in range(workers_)] == [
+        "asyncio" if cpu is None else "threads" for cpu in expected
+    ]
+    for engine in ENGINES:  # an engine named is the engine served
+        chosen = ServerSettings(workers=workers_, engine=engine)
+        assert {engine_for(chosen, w) for w in range(workers_)} == {engine}
+
+
+def _cpus_allowed(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError("no Cpus_allowed_list")
+
+
+@pytest.fixture(params=["auto", "threads"])
+def two_workers(request: pytest.FixtureRequest) -> Iterator[tuple[str, Served]]:
+    served = Served("--workers", "2", "--engine", request.param)
+    yield request.param, served
+    served.close()
+
+
+def test_workers_run_on_cpus_of_their_own_where_they_may(
+    two_workers: tuple[str, Served],
+) -> None:
+    """``--workers 2``: each worker says which engine serves and where it runs, and runs
+    there (every thread of it). Where the machine's CPUs are the workers' own, the
+    threads engine pins them to two different CPUs, and auto chooses it; elsewhere
+    threads runs unpinned and auto chooses grpc.aio."""
+    engine, served = two_workers
+    lines = [served.wait_for("referee_serving", worker=w) for w in (0, 1)]
+    expected = [workers.own_cpu(w, 2) for w in (0, 1)]
+    if engine == "auto" and expected[0] is None:
+        assert {line["engine"] for line in lines} == {"asyncio"}
+        return
+    assert {line["engine"] for line in lines} == {"threads"}
+    assert [line["cpu"] for line in lines] == [
+        "not pinned" if cpu is None else cpu for cpu in expected
+    ]
+    for line, cpu in zip(lines, expected, strict=True):
+        if cpu is None:
+            continue
+        for task in os.listdir(f"/proc/{line['pid']}/task"):
+            assert _cpus_allowed(int(task)) == str(cpu)
+
+
+# ------------------------------------------------------------------ both engines alike
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_both_engines_answer_alike(engine: str) -> None:
+    """The same calls give the same answers, request ids, errors and log lines."""
+    settings = ServerSettings(host="127.0.0.1", port=0)
+    with captured_logs() as out, InProcess(settings, engine=engine) as server:
+        assert server.engine == engine
+        with grpc.insecure_channel(server.address) as ch:
+            game, call = stub(ch).NewGame.with_call(pb.NewGameRequest(config=CONFIG, seed=SEED))
+            assert ("x-request-id", "r-1") not in call.trailing_metadata()
+            legal = stub(ch).LegalActions(
+                pb.LegalActionsRequest(state=game.state), metadata=(("x-request-id", "r-1"),)
+            )
+            reply = stub(ch).ApplyAction(
+                pb.ApplyActionRequest(state=game.state, action=legal.actions[0])
+            )
+            assert reply.verdict == 1
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).ApplyAction(pb.ApplyActionRequest(action=legal.actions[0]))
+            assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            trailers = dict(e.value.trailing_metadata() or ())
+            assert "grpc-status-details-bin" in trailers and "x-request-id" in trailers
+            raw = ch.unary_unary("/referee.v1.RefereeService/ApplyAction")
+            with pytest.raises(grpc.RpcError) as e:
+                raw(b"\xff\xff\xff", timeout=10)
+            assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    lines = [x for x in log_lines(out) if x["event"] == "rpc"]
+    rpcs = [(x["method"], x["status"], x.get("verdict")) for x in lines]
+    assert rpcs == [
+        ("NewGame", "OK", None),
+        ("LegalActions", "OK", None),
+        ("ApplyAction", "OK", "accepted"),
+        ("ApplyAction", "INVALID_ARGUMENT", None),
+        ("ApplyAction", "INVALID_ARGUMENT", None),
+    ]
+    ids = [x["request_id"] for x in lines]
+    assert ids[1] == "r-1" and len(set(ids)) == 5
+
+
+def test_a_bug_is_internal_without_details_and_logged(engine: str) -> None:
+    """An exception the referee did not mean (a bug) is INTERNAL, "internal error",
+    with the traceback in the log; the server keeps serving."""
+    settings = ServerSettings(host="127.0.0.1", port=0)
+    with captured_logs() as out, InProcess(settings, engine=engine) as server:
+
+        def broken(request: Any) -> Any:
+            raise RuntimeError("a bug")
+
+        server.server.referee.list_games = broken
+        with grpc.insecure_channel(server.address) as ch:
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).ListGames(pb.ListGamesRequest(), timeout=10)
+            assert e.value.code() == grpc.StatusCode.INTERNAL
+            assert e.value.details() == "internal error"
+            assert stub(ch).NewGame(pb.NewGameRequest(config=CONFIG, seed=SEED)).state.ByteSize()
+    entries = log_lines(out)
+    failed = [x for x in entries if x["event"] == "rpc_failed"]
+    assert len(failed) == 1 and "RuntimeError: a bug" in failed[0]["exception"]
+    statuses = [(x["method"], x["status"]) for x in entries if x["event"] == "rpc"]
+    assert statuses == [("ListGames", "INTERNAL"), ("NewGame", "OK")]
+
+
+def test_a_call_whose_client_leaves_before_its_request_is_not_counted_for_ever(
+    engine: str,
+) -> None:
+    """Calls whose clients go away before sending their request (their handler never
+    runs) leave the in-flight count like any other: the limit never fills with ghosts."""
+    settings = ServerSettings(host="127.0.0.1", port=0, max_concurrent_rpcs=2)
+    never = threading.Event()
+
+    def requests() -> Iterator[pb.ListGamesRequest]:
+        never.wait(TIMEOUT)
+        yield pb.ListGamesRequest()
+
+    with InProcess(settings, engine=engine) as server, grpc.insecure_channel(server.address) as ch:
+        interceptor = server.server.interceptor
+        held = ch.stream_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=pb.ListGamesRequest.SerializeToString,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+        for _ in range(3):  # more than the limit, one after the other
+            future = held.future(requests(), timeout=TIMEOUT)
+            wait_until(lambda: interceptor.in_flight == 1, "the call in flight")
+            future.cancel()
+            wait_until(lambda: interceptor.in_flight == 0, "the cancelled call to leave")
+        assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+        wait_until(lambda: interceptor.in_flight == 0, "the last call to leave")
+    never.set()
