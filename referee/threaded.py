@@ -1,7 +1,7 @@
 """The threads engine (``referee serve --engine threads``): grpc's threaded server.
 
-Each call runs from start to end in one of ``--threads`` handler threads, the Python
-of gRPC's own work in its serving thread. Per call that is a fraction of what grpc.aio
+Each call runs from start to end in one of ``--threads`` handler threads, and gRPC's
+own Python in its one serving thread. Per call that is a fraction of what grpc.aio
 does in Python (no event loop turn, task, coroutine or future per call) and about 4
 thread switches instead of 17 (docs/benchmarks.md: ``bench/service.py`` measures both
 engines). A worker's threads share its one GIL, so they are fastest on one CPU: a
@@ -23,6 +23,7 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from concurrent import futures
@@ -30,7 +31,7 @@ from contextvars import Context, ContextVar
 from typing import TYPE_CHECKING, Any
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from referee.server import (
@@ -216,6 +217,76 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         return refuse
 
 
+HEALTH_SEND_SECONDS = 5.0  # how long a shutdown waits for NOT_SERVING to reach watchers
+
+
+class ThreadedHealth(health_pb2_grpc.HealthServicer):  # type: ignore[misc]
+    """``grpc.health.v1.Health`` for grpc's threaded server.
+
+    grpcio's own (``grpc_health.v1.health.HealthServicer``) sends a status change to
+    every watcher while it holds its lock, and each send waits for the server's one
+    serving thread to complete it; a watch ending at that moment makes the serving
+    thread wait for the same lock (its close callback): the server stops serving. Here
+    every answer to a watcher is sent by the one thread of ``sender``, in order, never
+    under the lock; ``Watch`` holds no thread (grpc's non-blocking behaviour)."""
+
+    def __init__(self, sender: futures.ThreadPoolExecutor) -> None:
+        self._lock = threading.Lock()
+        self._status = {"": health_pb2.HealthCheckResponse.SERVING}
+        self._watchers: dict[str, set[Callable[[Any], None]]] = {}
+        self._sender = sender
+        self._shutting_down = False
+
+    def Check(self, request: Any, context: Any) -> Any:
+        with self._lock:
+            status = self._status.get(request.service)
+        if status is None:
+            context.abort(grpc.StatusCode.NOT_FOUND, "unknown service")
+        return health_pb2.HealthCheckResponse(status=status)
+
+    def Watch(self, request: Any, context: Any, send: Callable[[Any], None]) -> None:
+        service = request.service
+        unknown = health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
+        with self._lock:
+            status = self._status.get(service, unknown)
+            self._watchers.setdefault(service, set()).add(send)
+            # Queued under the lock: no later status can be queued before it.
+            self._sender.submit(send, health_pb2.HealthCheckResponse(status=status))
+
+        def unwatch() -> None:  # in the serving thread, when the call ends: no wait
+            with self._lock:
+                self._watchers.get(service, set()).discard(send)
+
+        context.add_callback(unwatch)
+
+    # grpc reads these off the behaviour: answer through ``send``, in the sender's thread.
+    Watch.experimental_non_blocking = True  # type: ignore[attr-defined]
+
+    def set(self, service: str, status: Any) -> None:
+        with self._lock:
+            if self._shutting_down:
+                return
+            self._set(service, status)
+
+    def _set(self, service: str, status: Any) -> None:
+        self._status[service] = status
+        for send in self._watchers.get(service, ()):
+            self._sender.submit(send, health_pb2.HealthCheckResponse(status=status))
+
+    def enter_graceful_shutdown(self) -> None:
+        """Every service NOT_SERVING for good; returns once the watchers have been sent
+        it (or ``HEALTH_SEND_SECONDS`` passed)."""
+        with self._lock:
+            if self._shutting_down:
+                return
+            self._shutting_down = True
+            for service in list(self._status):
+                self._set(service, health_pb2.HealthCheckResponse.NOT_SERVING)
+            sent = self._sender.submit(lambda: None)
+        with contextlib.suppress(futures.TimeoutError):
+            sent.result(HEALTH_SEND_SECONDS)
+
+
 class ThreadedRefereeServer(ServerBase):
     """A running Referee gRPC server on grpc's threaded server (``--engine threads``):
     the service port (plaintext or TLS) and, when configured, a plaintext port serving
@@ -237,11 +308,9 @@ class ThreadedRefereeServer(ServerBase):
             max_response_bytes=settings.max_message_bytes,
             threads=settings.threads,
         )
-        # Watch answers from whichever thread changes a status: it holds no thread.
+        # Health answers watchers from a thread of its own, in order (ThreadedHealth).
         self._health_pool = futures.ThreadPoolExecutor(1, thread_name_prefix="referee-health")
-        self.health = health.HealthServicer(
-            experimental_non_blocking=True, experimental_thread_pool=self._health_pool
-        )
+        self.health = ThreadedHealth(self._health_pool)
         self.server = grpc.server(
             self.interceptor.pool,
             interceptors=[self.interceptor],

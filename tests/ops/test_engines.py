@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import cli, workers
 from referee.server import DEFAULT_THREADS, ENGINE_CHOICES, ENGINES, ServerSettings, engine_for
@@ -240,3 +241,31 @@ def test_a_call_whose_client_leaves_before_its_request_is_not_counted_for_ever(
         assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
         wait_until(lambda: interceptor.in_flight == 0, "the last call to leave")
     never.set()
+
+
+def test_health_watchers_leaving_during_a_shutdown_do_not_stop_the_server(engine: str) -> None:
+    """Watchers of the health service that go away while it turns NOT_SERVING: the others
+    still get NOT_SERVING and the server keeps answering (grpcio's own health servicer
+    for the threaded server sends under its lock, and a watch ending meanwhile waits for
+    that lock in the server's one serving thread: the server stops serving)."""
+    for _ in range(3):
+        with (
+            InProcess(ServerSettings(host="127.0.0.1", port=0), engine=engine) as server,
+            grpc.insecure_channel(server.address) as ch,
+        ):
+            watch = health_pb2_grpc.HealthStub(ch).Watch
+            streams = [watch(health_pb2.HealthCheckRequest(), timeout=TIMEOUT) for _ in range(40)]
+            for stream in streams:
+                assert next(stream).status == health_pb2.HealthCheckResponse.SERVING
+            leaving, staying = streams[::2], streams[1::2]
+            shutdown = threading.Thread(target=server.enter_graceful_shutdown, daemon=True)
+            shutdown.start()
+            for stream in leaving:
+                stream.cancel()
+            for stream in staying:
+                assert next(stream).status == health_pb2.HealthCheckResponse.NOT_SERVING
+            shutdown.join(TIMEOUT)
+            assert not shutdown.is_alive()
+            assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+            for stream in staying:
+                stream.cancel()
