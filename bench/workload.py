@@ -91,27 +91,32 @@ def do_work(work: str, request: pb.ApplyActionRequest) -> None:
             x += i
 
 
+SERVICE = "referee.v1.RefereeService"
+
+
+def _apply_action_only(server: Any, handler: Any, port: int) -> None:
+    """``handler`` as ApplyAction, alone, on ``server`` (either gRPC server), bound to
+    127.0.0.1:``port``."""
+    import grpc
+
+    method = grpc.unary_unary_rpc_method_handler(
+        handler,
+        request_deserializer=pb.ApplyActionRequest.FromString,
+        response_serializer=pb.ApplyActionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE, {"ApplyAction": method}),)
+    )
+    server.add_insecure_port(f"127.0.0.1:{port}")
+
+
 async def serve_apply_action(port: int, handler: Any) -> None:
     """A bare grpc.aio server (no interceptor, no logs, default options) answering
     ApplyAction with ``handler``, until killed: the floor's server and bench/inserver.py's."""
     import grpc
 
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (
-            grpc.method_handlers_generic_handler(
-                "referee.v1.RefereeService",
-                {
-                    "ApplyAction": grpc.unary_unary_rpc_method_handler(
-                        handler,
-                        request_deserializer=pb.ApplyActionRequest.FromString,
-                        response_serializer=pb.ApplyActionResponse.SerializeToString,
-                    )
-                },
-            ),
-        )
-    )
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    _apply_action_only(server, handler, port)
     await server.start()
     await server.wait_for_termination()
 
@@ -125,21 +130,7 @@ def serve_apply_action_threads(port: int, handler: Any, threads: int = 8) -> Non
     import grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
-    server.add_generic_rpc_handlers(
-        (
-            grpc.method_handlers_generic_handler(
-                "referee.v1.RefereeService",
-                {
-                    "ApplyAction": grpc.unary_unary_rpc_method_handler(
-                        handler,
-                        request_deserializer=pb.ApplyActionRequest.FromString,
-                        response_serializer=pb.ApplyActionResponse.SerializeToString,
-                    )
-                },
-            ),
-        )
-    )
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    _apply_action_only(server, handler, port)
     server.start()
     server.wait_for_termination()
 
