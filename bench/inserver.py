@@ -10,20 +10,40 @@ measures the work's thread CPU time (``time.thread_time_ns``) and reports the me
 The same work is then timed in-process (best of five runs). Works: nothing (the no-op
 floor), ``Referee.apply_action``, state decoding and checking alone
 (``Referee.open_state``), and a loop of integer additions that touches no data.
+
+``--engine threads`` serves on grpc's threaded server instead (8 threads, as
+``referee serve --engine threads``), the work timed the same way.
+
+Then ``Referee.apply_action`` in-process again, with what happens in a server between
+two calls done in the loop between two calls, untimed: another thread woken and waking
+this one back (a thread hop, as gRPC makes several per call), other memory read and
+written, or other code run (as gRPC's and the kernel's work between two calls): what
+makes the same work dearer inside a server.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import decimal
+import difflib
+import fractions
+import json
 import os
+import queue
+import re
 import shutil
+import statistics
 import struct
 import subprocess
 import sys
 import tempfile
+import textwrap
+import threading
 import time
 import timeit
 from pathlib import Path
+from typing import Any
 
 from service import free_port, pinned, wait_for_port  # bench/ is on sys.path
 from workload import REFEREE, WORKS, apply_request, build, do_work
@@ -49,6 +69,25 @@ async def handler(request, context):
 asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
 """
 
+SERVER_THREADS = """
+import sys, time
+sys.path.insert(0, sys.argv[3])
+from workload import do_work, serve_apply_action_threads
+from referee.v1 import referee_pb2 as pb
+work = sys.argv[2]
+response = pb.ApplyActionResponse.FromString(open(sys.argv[4], "rb").read())
+total = [0, 0]
+def handler(request, context):
+    start = time.thread_time_ns()
+    do_work(work, request)
+    total[0] += time.thread_time_ns() - start
+    total[1] += 1
+    if total[1] % 200 == 0:
+        print(total[0] / total[1] / 1000, file=sys.stderr, flush=True)
+    return response
+serve_apply_action_threads(int(sys.argv[1]), handler)
+"""
+
 
 def in_process(work: str, data: bytes) -> float:
     """Microseconds of ``work`` on a freshly parsed request, best of five runs."""
@@ -65,10 +104,84 @@ def in_process(work: str, data: bytes) -> float:
     return max(spent - parse, 0.0) / n * 1e6
 
 
-def loaded(work: str, port: int, body: Path, response: Path, seconds: int) -> tuple[float, float]:
+DISTURBANCES = ("nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "other code")
+_OTHER = {"a": [1, 2.5, "x" * 40, {"b": None}] * 20}
+
+
+def other_code() -> None:
+    """About a hundred microseconds of varied Python and C code from the standard
+    library and protobuf, touching little data (as gRPC's own code between two calls):
+    what it leaves in the processor's caches and branch predictors is not Referee's."""
+    json.loads(json.dumps(_OTHER))
+    re.sub(r"(\w+)@(\w+)", r"\2 at \1", "mail me@example or you@there " * 5)
+    decimal.Decimal("1.1") * decimal.Decimal("3.3")
+    fractions.Fraction(3, 7) + fractions.Fraction(2, 9)
+    statistics.median([5, 3, 1, 4])
+    difflib.SequenceMatcher(None, "abcdefgh", "abdfegh").ratio()
+    textwrap.fill("word " * 40, 30)
+    pb.ApplyActionResponse(verdict=1).SerializeToString()
+
+
+def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
+    """Mean µs of ``Referee.apply_action`` in-process (best of five runs) with
+    ``disturbance`` done, untimed, before each call: nothing; a thread hop (another
+    thread woken through a queue, which wakes this one back); that much other memory
+    read and written (one byte in every 64, a cache line each); or other code
+    (:func:`other_code`)."""
+    request = pb.ApplyActionRequest.FromString(data)
+    before: Any = None
+    stop: Any = None
+    if disturbance == "a thread hop":
+        there: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        back: queue.SimpleQueue[int] = queue.SimpleQueue()
+
+        def echo() -> None:
+            while there.get() is not None:
+                back.put(1)
+
+        echoer = threading.Thread(target=echo, daemon=True)
+        echoer.start()
+
+        def before() -> None:
+            there.put(1)
+            back.get()
+
+        def stop() -> None:
+            there.put(None)
+            echoer.join()
+
+    elif disturbance == "other code":
+        before = other_code
+    elif disturbance != "nothing":
+        size = int(disturbance.split()[0]) * (1024 if disturbance.endswith("KiB") else 1 << 20)
+        other = bytearray(size)
+
+        def before() -> None:
+            other[::64] = other[::64]
+
+    clock = time.perf_counter_ns
+    best = float("inf")
+    for _ in range(5):
+        spent = 0
+        for _ in range(calls):
+            if before is not None:
+                before()
+            start = clock()
+            REFEREE.apply_action(request)
+            spent += clock() - start
+        best = min(best, spent / calls / 1000)
+    if stop is not None:
+        stop()
+    return best
+
+
+def loaded(
+    work: str, port: int, body: Path, response: Path, seconds: int, engine: str
+) -> tuple[float, float]:
     """(calls/s, mean µs of the work inside the server) under saturation."""
     bench = str(Path(__file__).resolve().parent)
-    cmd = [sys.executable, "-c", SERVER, str(port), work, bench, str(response)]
+    script = SERVER_THREADS if engine == "threads" else SERVER
+    cmd = [sys.executable, "-c", script, str(port), work, bench, str(response)]
     server = subprocess.Popen([*pinned(1), *cmd], stderr=subprocess.PIPE, text=True)
     try:
         wait_for_port(port)
@@ -102,10 +215,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--game", default="earl_of_coventry")
+    parser.add_argument("--engine", choices=("asyncio", "threads"), default="asyncio")
     args = parser.parse_args()
     if not shutil.which("h2load"):
         sys.exit("h2load not found: apt-get install nghttp2-client")
-    print(f"command: python bench/inserver.py --seconds {args.seconds} --game {args.game}")
+    print(
+        f"command: python bench/inserver.py --seconds {args.seconds} --game {args.game}"
+        f" --engine {args.engine}"
+    )
     print(f"build: {build()}")
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
     request = apply_request(args.game)
@@ -118,10 +235,16 @@ def main() -> None:
         response.write_bytes(REFEREE.apply_action(request).SerializeToString())
         print(f"{'work per call':16} {'in-process us':>14} {'in server us':>13} {'calls/s':>9}")
         for work in WORKS:
-            rate, inside = loaded(work, free_port(), body, response, args.seconds)
+            rate, inside = loaded(work, free_port(), body, response, args.seconds, args.engine)
             alone = in_process(work, data)
             print(f"{work:16} {alone:14.1f} {inside:13.1f} {rate:9,.0f}")
             time.sleep(0.2)
+        # In-process, on the CPU the servers ran on (pinned(1)) where it is ours.
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {1})
+        print("\napply_action in-process, with between two calls (untimed):")
+        for disturbance in DISTURBANCES:
+            print(f"  {disturbance:14} {disturbed(data, disturbance):8.1f} us")
 
 
 if __name__ == "__main__":

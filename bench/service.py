@@ -3,7 +3,8 @@ handler that receives the same request and returns a response of the same size, 
 same machine, in one run, both loaded by h2load (Debian `nghttp2-client`).
 
     python bench/service.py [--seconds 10] [--rounds 3] [--games earl_of_coventry ecarte]
-                            [--servers no-op 'no-op threads' stack referee 'referee threads']
+                            [--servers no-op 'no-op threads' stack 'stack threads' referee
+                             'referee threads']
 
 For each game, two realistic mid-game ApplyAction requests (a state and a legal action;
 the same with the acting seat's view, as a bot would ask), each served by the servers
@@ -19,6 +20,9 @@ of ``--servers``:
   default, serves with here: the server pinned to one CPU owns it);
 - "stack": Referee's grpc.aio server with its interceptor, log line and coalescing but
   a prepared answer instead of the referee's work (what the serving stack costs);
+- "stack threads": the same on the threads engine (Referee's threaded server, its
+  interceptor and log line, a prepared answer): with "stack", it splits a ratio into
+  what the serving stack costs and what the referee's own work costs;
 - "no-op coalesced" (not by default): the no-op with Referee's coalescing
   (referee/coalesce.py: what the same batching and busy event loop give gRPC itself);
 - "referee uncoalesced" (not by default): Referee with `--coalesce-us 0`.
@@ -69,11 +73,12 @@ ALL_SERVERS = (
     "no-op threads",
     "no-op coalesced",
     "stack",
+    "stack threads",
     "referee",
     "referee uncoalesced",
     "referee threads",
 )
-SERVERS = ("no-op", "no-op threads", "stack", "referee", "referee threads")
+SERVERS = ("no-op", "no-op threads", "stack", "stack threads", "referee", "referee threads")
 # The ratios printed (when both servers were measured): server, floor, what it says.
 RATIOS = (
     ("referee", "no-op", " (--engine asyncio)"),
@@ -81,6 +86,7 @@ RATIOS = (
     ("referee threads", "no-op", " (--engine threads against grpc.aio's floor)"),
     ("no-op threads", "no-op", " (the two floors)"),
     ("stack", "no-op", " (the serving stack, no rules)"),
+    ("stack threads", "no-op threads", " (the threads engine's serving stack, no rules)"),
     ("referee uncoalesced", "no-op", " (--coalesce-us 0)"),
     ("referee", "no-op coalesced", " (against gRPC with the same batching)"),
 )
@@ -207,6 +213,28 @@ async def main():
 asyncio.run(main())
 """
 
+# The same on the threads engine: Referee's threaded server (interceptor, log line,
+# health, reflection, the worker pinned as `referee serve` pins it) with a prepared answer.
+STACK_THREADS = """
+import sys
+from referee import logs
+from referee.server import ServerSettings, tune_gc
+from referee.threaded import ThreadedRefereeServer, pin
+from referee.workers import own_cpu
+from referee.v1 import referee_pb2 as pb
+response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
+logs.configure("info", "json")
+logs.bind_process(worker=0)
+cpu = own_cpu(0, 1)
+if cpu is not None:
+    pin(cpu)
+server = ThreadedRefereeServer(ServerSettings(host="127.0.0.1", port=int(sys.argv[1])), None, 0)
+server.referee.apply_action = lambda request: response
+server.start()
+tune_gc()
+server.run_until_signalled()
+"""
+
 
 def h2load(
     port: int,
@@ -275,6 +303,8 @@ def measure(
             return [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
         if name == "stack":
             return [sys.executable, "-c", STACK, str(port), str(response)]
+        if name == "stack threads":
+            return [sys.executable, "-c", STACK_THREADS, str(port), str(response)]
         if name == "referee":
             return serve_command(port, "--log-format", "json", "--engine", "asyncio")
         # As shipped but with coalescing off: what coalescing changes.

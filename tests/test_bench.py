@@ -52,6 +52,7 @@ def test_service_bench_runs() -> None:
         "no-op threads",
         "no-op coalesced",
         "stack",
+        "stack threads",
         "referee",
         "referee uncoalesced",
         "referee threads",
@@ -67,23 +68,24 @@ def test_service_bench_runs() -> None:
         "referee threads / no-op",
         "no-op threads / no-op",
         "stack / no-op",
+        "stack threads / no-op threads",
         "referee uncoalesced / no-op",
         "referee / no-op coalesced",
     ):
         assert out.count(f"ratio {ratio} at saturation:") == 2, (ratio, out)
-    assert out.count("(median of 2 rounds: ") == 14, out
+    assert out.count("(median of 2 rounds: ") == 16, out
     rows = re.findall(
         r"^(?:no-op|stack|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)"
         r"(?:\s+\d+\s+([\d.]+))?$",
         out,
         re.MULTILINE,
     )
-    assert len(rows) == 2 * 7 * 3, out  # 2 workloads x 7 servers x (saturated, half, one)
+    assert len(rows) == 2 * 8 * 3, out  # 2 workloads x 8 servers x (saturated, half, one)
     assert all(errors == "0" for _, errors, _ in rows), out
     # Saturated rows carry the server's CPU time and context switches per call: gRPC
     # hands every call between its threads, so there is at least one switch per call.
     switches = [float(s) for _, _, s in rows if s]
-    assert len(switches) == 2 * 7 and all(s >= 1 for s in switches), out
+    assert len(switches) == 2 * 8 and all(s >= 1 for s in switches), out
 
 
 def test_scale_bench_runs() -> None:
@@ -102,13 +104,20 @@ def test_scale_bench_runs() -> None:
 def test_inserver_bench_runs() -> None:
     if shutil.which("h2load") is None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
-    out = run("inserver.py", "--seconds", "1")
-    rows = re.findall(
-        r"^(nothing|apply_action|open_state|integer loop)\s+[\d.]+\s+[\d.]+\s+[\d,]+$",
-        out,
-        re.MULTILINE,
-    )
-    assert [w for w in rows] == ["nothing", "apply_action", "open_state", "integer loop"], out
+    for engine in ("asyncio", "threads"):
+        out = run("inserver.py", "--seconds", "1", "--engine", engine)
+        assert f"--engine {engine}" in out, out
+        rows = re.findall(
+            r"^(nothing|apply_action|open_state|integer loop)\s+[\d.]+\s+[\d.]+\s+[\d,]+$",
+            out,
+            re.MULTILINE,
+        )
+        assert rows == ["nothing", "apply_action", "open_state", "integer loop"], out
+        # In-process, each disturbance between two calls has its figure.
+        disturbed = re.findall(r"^  (\S.*?)\s+[\d.]+ us$", out, re.MULTILINE)
+        assert disturbed == [
+            "nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "other code"
+        ], out  # fmt: skip
 
 
 def test_overhead_bench_runs() -> None:
