@@ -119,7 +119,7 @@ def other_code() -> None:
     statistics.median([5, 3, 1, 4])
     difflib.SequenceMatcher(None, "abcdefgh", "abdfegh").ratio()
     textwrap.fill("word " * 40, 30)
-    pb.ApplyActionResponse(verdict=1).SerializeToString()
+    pb.ApplyActionResponse(state_hash=b"x" * 32).SerializeToString()
 
 
 def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
