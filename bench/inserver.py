@@ -50,15 +50,17 @@ from workload import REFEREE, WORKS, apply_request, build, do_work
 
 from referee.v1 import referee_pb2 as pb
 
+# The bare server of argv[5] (asyncio: grpc.aio; threads: grpc's threaded server, 8
+# threads), timing the work of argv[2] in each call.
 SERVER = """
 import asyncio, sys, time
 sys.path.insert(0, sys.argv[3])
-from workload import do_work, serve_apply_action
+from workload import do_work, serve_apply_action, serve_apply_action_threads
 from referee.v1 import referee_pb2 as pb
 work = sys.argv[2]
 response = pb.ApplyActionResponse.FromString(open(sys.argv[4], "rb").read())
 total = [0, 0]
-async def handler(request, context):
+def timed(request, context):
     start = time.thread_time_ns()
     do_work(work, request)
     total[0] += time.thread_time_ns() - start
@@ -66,26 +68,12 @@ async def handler(request, context):
     if total[1] % 200 == 0:  # often enough for a short run on a slow machine
         print(total[0] / total[1] / 1000, file=sys.stderr, flush=True)
     return response
-asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
-"""
-
-SERVER_THREADS = """
-import sys, time
-sys.path.insert(0, sys.argv[3])
-from workload import do_work, serve_apply_action_threads
-from referee.v1 import referee_pb2 as pb
-work = sys.argv[2]
-response = pb.ApplyActionResponse.FromString(open(sys.argv[4], "rb").read())
-total = [0, 0]
-def handler(request, context):
-    start = time.thread_time_ns()
-    do_work(work, request)
-    total[0] += time.thread_time_ns() - start
-    total[1] += 1
-    if total[1] % 200 == 0:
-        print(total[0] / total[1] / 1000, file=sys.stderr, flush=True)
-    return response
-serve_apply_action_threads(int(sys.argv[1]), handler)
+async def handler(request, context):
+    return timed(request, context)
+if sys.argv[5] == "threads":
+    serve_apply_action_threads(int(sys.argv[1]), timed)
+else:
+    asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
 """
 
 
@@ -104,7 +92,8 @@ def in_process(work: str, data: bytes) -> float:
     return max(spent - parse, 0.0) / n * 1e6
 
 
-DISTURBANCES = ("nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "other code")
+MEMORY = {"256 KiB": 256 << 10, "1 MiB": 1 << 20, "4 MiB": 4 << 20}
+DISTURBANCES = ("nothing", "a thread hop", *MEMORY, "other code")
 _OTHER = {"a": [1, 2.5, "x" * 40, {"b": None}] * 20}
 
 
@@ -152,9 +141,8 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
 
     elif disturbance == "other code":
         before = other_code
-    elif disturbance != "nothing":
-        size = int(disturbance.split()[0]) * (1024 if disturbance.endswith("KiB") else 1 << 20)
-        other = bytearray(size)
+    elif disturbance in MEMORY:
+        other = bytearray(MEMORY[disturbance])
 
         def before() -> None:
             other[::64] = other[::64]
@@ -180,8 +168,7 @@ def loaded(
 ) -> tuple[float, float]:
     """(calls/s, mean µs of the work inside the server) under saturation."""
     bench = str(Path(__file__).resolve().parent)
-    script = SERVER_THREADS if engine == "threads" else SERVER
-    cmd = [sys.executable, "-c", script, str(port), work, bench, str(response)]
+    cmd = [sys.executable, "-c", SERVER, str(port), work, bench, str(response), engine]
     server = subprocess.Popen([*pinned(1), *cmd], stderr=subprocess.PIPE, text=True)
     try:
         wait_for_port(port)

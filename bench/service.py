@@ -192,47 +192,23 @@ async def handler(request, context):
 asyncio.run(serve_apply_action(int(sys.argv[1]), handler))
 """
 
-# Referee's server as `referee serve --workers 1` runs it (the interceptor: request id,
-# trailing metadata, one JSON log line per call; coalescing; the worker's GC tuning),
-# with Referee's own work replaced by a prepared answer: what the serving stack costs
-# before any rule is applied.
+# Referee's server as `referee serve --workers 1` runs it, on the engine of argv[3]
+# (the interceptor: request id, trailing metadata, one JSON log line per call; on
+# asyncio coalescing, on threads the worker pinned; the worker's GC tuning), with
+# Referee's own work replaced by a prepared answer: what the serving stack costs before
+# any rule is applied.
 STACK = """
-import asyncio, sys
-from referee import logs
-from referee.server import RefereeServer, ServerSettings, tune_gc
-from referee.v1 import referee_pb2 as pb
-response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
-logs.configure("info", "json")
-logs.bind_process(worker=0)
-async def main():
-    server = RefereeServer(ServerSettings(host="127.0.0.1", port=int(sys.argv[1])), None, 0)
-    server.referee.apply_action = lambda request: response
-    await server.start()
-    tune_gc()
-    await server.run_until_signalled()
-asyncio.run(main())
-"""
-
-# The same on the threads engine: Referee's threaded server (interceptor, log line,
-# health, reflection, the worker pinned as `referee serve` pins it) with a prepared answer.
-STACK_THREADS = """
 import sys
 from referee import logs
-from referee.server import ServerSettings, tune_gc
-from referee.threaded import ThreadedRefereeServer, pin
-from referee.workers import own_cpu
+from referee.server import ServerSettings, run_worker
 from referee.v1 import referee_pb2 as pb
 response = pb.ApplyActionResponse.FromString(open(sys.argv[2], "rb").read())
 logs.configure("info", "json")
 logs.bind_process(worker=0)
-cpu = own_cpu(0, 1)
-if cpu is not None:
-    pin(cpu)
-server = ThreadedRefereeServer(ServerSettings(host="127.0.0.1", port=int(sys.argv[1])), None, 0)
-server.referee.apply_action = lambda request: response
-server.start()
-tune_gc()
-server.run_until_signalled()
+def prepared(server):
+    server.referee.apply_action = lambda request: response
+settings = ServerSettings(host="127.0.0.1", port=int(sys.argv[1]), engine=sys.argv[3])
+run_worker(settings, None, 0, prepared)
 """
 
 
@@ -301,10 +277,9 @@ def measure(
             return serve_command(port, "--log-format", "json", "--engine", "threads")
         if name == "no-op coalesced":
             return [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
-        if name == "stack":
-            return [sys.executable, "-c", STACK, str(port), str(response)]
-        if name == "stack threads":
-            return [sys.executable, "-c", STACK_THREADS, str(port), str(response)]
+        if name in ("stack", "stack threads"):
+            engine = "threads" if name == "stack threads" else "asyncio"
+            return [sys.executable, "-c", STACK, str(port), str(response), engine]
         if name == "referee":
             return serve_command(port, "--log-format", "json", "--engine", "asyncio")
         # As shipped but with coalescing off: what coalescing changes.
