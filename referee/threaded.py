@@ -34,6 +34,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee import logs
 from referee.server import (
     _REFUSALS,
     HEALTH_SERVICE_NAME,
@@ -58,6 +59,9 @@ if TYPE_CHECKING:
     MethodHandler = grpc.RpcMethodHandler[Any, Any]
 
 STOP_POLL_SECONDS = 0.2  # how often the main thread looks for a stop signal
+# How long past the grace a stop waits for gRPC's shutdown to complete before giving up
+# on it (a serving thread that never comes back must not keep a stopping worker alive).
+STOP_MARGIN_SECONDS = 5.0
 
 
 # Set in a call's own context by the interceptor when it admits the call (counted in
@@ -347,25 +351,40 @@ class ThreadedRefereeServer(ServerBase):
         )
         return self.port
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
         """Drain: health NOT_SERVING first, then (after the drain delay, during which
-        calls are still served) in-flight calls finish within the grace."""
+        calls are still served) in-flight calls finish within the grace.
+
+        Returns whether gRPC's shutdown completed. It is waited for until
+        ``STOP_MARGIN_SECONDS`` past the grace, no longer: if gRPC's serving thread
+        never comes back (held where it looks up a call's handler, under the server's
+        lock, which gRPC's own stop takes too), the stop is logged as incomplete
+        (``referee_stop_incomplete``, an error) and False returned, rather than the
+        caller waiting for ever."""
         s = self.settings
         self._log_stopping()
         self.health.enter_graceful_shutdown()
         if s.drain_delay_seconds > 0:
             time.sleep(s.drain_delay_seconds)
-        self.server.stop(s.grace_seconds).wait()
+        bound = s.grace_seconds + STOP_MARGIN_SECONDS
+        done = _returns_within(bound, lambda: self.server.stop(s.grace_seconds).wait())
         if self.health_server is not None:
-            self.health_server.stop(0).wait()
+            health_server = self.health_server
+            stopped = _returns_within(STOP_MARGIN_SECONDS, lambda: health_server.stop(0).wait())
+            done = stopped and done
         self._health_pool.shutdown(wait=False)
+        if not done:
+            log.error("referee_stop_incomplete", waited_seconds=bound)
+            return False
         log.info("referee_stopped")
+        return True
 
     def request_stop(self) -> None:
         self._stop_requested = True
 
-    def run_until_signalled(self) -> None:
-        """Serve until SIGTERM or SIGINT, then stop gracefully.
+    def run_until_signalled(self) -> bool:
+        """Serve until SIGTERM or SIGINT, then stop gracefully; returns :meth:`stop`'s
+        answer.
 
         The handlers only note the signal (they run in this thread between two
         bytecodes, where taking a lock could deadlock); this thread looks every
@@ -378,7 +397,23 @@ class ThreadedRefereeServer(ServerBase):
             signal.signal(sig, noted)
         while not self._stop_requested:
             time.sleep(STOP_POLL_SECONDS)
-        self.stop()
+        return self.stop()
+
+
+def _returns_within(seconds: float, fn: Callable[[], object]) -> bool:
+    """Run ``fn`` in a thread of its own; whether it returned (or raised) within
+    ``seconds``. A call that never returns is left to its thread (a daemon thread,
+    which does not keep the process alive)."""
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            fn()
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="referee-stop", daemon=True).start()
+    return finished.wait(seconds)
 
 
 def pin(cpu: int) -> None:
@@ -396,7 +431,9 @@ def serve_threads(
 ) -> None:
     """Serve on grpc's threaded server until SIGTERM or SIGINT, this worker pinned to
     a CPU of its own where the CPUs are the workers' own
-    (:func:`referee.workers.own_cpu`)."""
+    (:func:`referee.workers.own_cpu`). A stop that did not complete (logged) ends
+    the process at once with status 1: a handler thread still held would otherwise keep
+    it from exiting (the interpreter waits for its pool's threads)."""
     cpu = own_cpu(worker, settings.workers)
     if cpu is not None:
         pin(cpu)
@@ -406,4 +443,6 @@ def serve_threads(
     tune_gc()
     if on_ready is not None:
         on_ready(server)
-    server.run_until_signalled()
+    if not server.run_until_signalled():
+        logs.flush()
+        os._exit(1)

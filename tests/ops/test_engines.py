@@ -7,8 +7,10 @@ name an engine themselves."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee import cli, workers
+from referee import cli, logs, workers
 from referee.server import DEFAULT_THREADS, ENGINE_CHOICES, ENGINES, ServerSettings, engine_for
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
@@ -269,3 +271,70 @@ def test_health_watchers_leaving_during_a_shutdown_do_not_stop_the_server(engine
             assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
             for stream in staying:
                 stream.cancel()
+
+
+def log_to_capture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threads engine's stop lines to the logs captured now: the module's logger
+    keeps the configuration of its first use (an earlier test's)."""
+    from referee import threaded
+
+    monkeypatch.setattr(threaded, "log", logs.get_logger("referee.server").bind())
+
+
+def test_a_threads_stop_that_grpc_never_completes_gives_up_after_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When gRPC's serving thread never comes back (here: held in the interceptor, where
+    it looks a call's handler up under the server's lock, which gRPC's own stop takes
+    too), the threads engine's stop gives up after the grace plus STOP_MARGIN_SECONDS,
+    logs ``referee_stop_incomplete`` and says so, instead of waiting for ever (which
+    would keep a stopping worker alive: ``serve_threads`` then ends the process with
+    status 1)."""
+    from referee import threaded
+
+    monkeypatch.setattr(threaded, "STOP_MARGIN_SECONDS", 0.5)
+    settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=0.2, drain_delay_seconds=0)
+    release = threading.Event()
+    held = threading.Event()
+    with captured_logs() as out:
+        log_to_capture(monkeypatch)
+        server = InProcess(settings, engine="threads").start()
+        interceptor = server.server.interceptor
+        looked_up = interceptor.intercept_service
+
+        def holding(continuation: Any, details: Any) -> Any:
+            held.set()
+            release.wait(TIMEOUT)
+            return looked_up(continuation, details)
+
+        monkeypatch.setattr(interceptor, "intercept_service", holding)
+        with grpc.insecure_channel(server.address) as ch:
+            call = stub(ch).ListGames.future(pb.ListGamesRequest(), timeout=TIMEOUT)
+            assert held.wait(TIMEOUT)
+            started = time.monotonic()
+            try:
+                assert server.server.stop() is False
+                waited = time.monotonic() - started
+            finally:
+                release.set()
+            assert 0.7 <= waited < TIMEOUT / 2, waited  # the grace and the margin, no more
+            # Once the serving thread is back, the held call ends with a status either
+            # way (answered, or cancelled by the shutdown that then completes).
+            with contextlib.suppress(grpc.RpcError):
+                call.result(TIMEOUT)
+            assert call.done()
+        logs.flush()
+    incomplete = [x for x in log_lines(out) if x["event"] == "referee_stop_incomplete"]
+    assert incomplete and incomplete[0]["level"] == "error"
+    assert "referee_stopped" not in [x["event"] for x in log_lines(out)]
+
+
+def test_a_threads_stop_that_completes_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=0.2, drain_delay_seconds=0)
+    with captured_logs() as out:
+        log_to_capture(monkeypatch)
+        server = InProcess(settings, engine="threads").start()
+        assert server.server.stop() is True
+        logs.flush()
+    events = [x["event"] for x in log_lines(out)]
+    assert "referee_stopped" in events and "referee_stop_incomplete" not in events
