@@ -14,11 +14,17 @@ floor), ``Referee.apply_action``, state decoding and checking alone
 ``--engine threads`` serves on grpc's threaded server instead (8 threads, as
 ``referee serve --engine threads``), the work timed the same way.
 
+Each work is served twice: once as above ("in server"), and once running the work a
+second time in each call, right after the first, the second timed ("again"): the same
+code in the same server, but with its caches warm from the first run instead of cold
+from gRPC's threads and the kernel's work between two calls.
+
 Then ``Referee.apply_action`` in-process again, with what happens in a server between
 two calls done in the loop between two calls, untimed: another thread woken and waking
 this one back (a thread hop, as gRPC makes several per call), other memory read and
-written, or other code run (as gRPC's and the kernel's work between two calls): what
-makes the same work dearer inside a server.
+written, other code run (as gRPC's and the kernel's work between two calls), or the
+thread asleep for 200 µs, its CPU idle meanwhile (as a server's CPU between two calls
+under less than full load): what makes the same work dearer inside a server.
 """
 
 from __future__ import annotations
@@ -51,16 +57,20 @@ from workload import REFEREE, WORKS, apply_request, build, do_work
 from referee.v1 import referee_pb2 as pb
 
 # The bare server of argv[5] (asyncio: grpc.aio; threads: grpc's threaded server, 8
-# threads), timing the work of argv[2] in each call.
+# threads), running the work of argv[2] argv[6] times (1 or 2) in each call and timing
+# the last.
 SERVER = """
 import asyncio, sys, time
 sys.path.insert(0, sys.argv[3])
 from workload import do_work, serve_apply_action, serve_apply_action_threads
 from referee.v1 import referee_pb2 as pb
 work = sys.argv[2]
+again = sys.argv[6] == "2"
 response = pb.ApplyActionResponse.FromString(open(sys.argv[4], "rb").read())
 total = [0, 0]
 def timed(request, context):
+    if again:
+        do_work(work, request)
     start = time.thread_time_ns()
     do_work(work, request)
     total[0] += time.thread_time_ns() - start
@@ -93,7 +103,7 @@ def in_process(work: str, data: bytes) -> float:
 
 
 MEMORY = {"256 KiB": 256 << 10, "1 MiB": 1 << 20, "4 MiB": 4 << 20}
-DISTURBANCES = ("nothing", "a thread hop", *MEMORY, "other code")
+DISTURBANCES = ("nothing", "a thread hop", *MEMORY, "other code", "200 us asleep")
 _OTHER = {"a": [1, 2.5, "x" * 40, {"b": None}] * 20}
 
 
@@ -116,7 +126,7 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
     ``disturbance`` done, untimed, before each call: nothing; a thread hop (another
     thread woken through a queue, which wakes this one back); that much other memory
     read and written (one byte in every 64, a cache line each); or other code
-    (:func:`other_code`)."""
+    (:func:`other_code`); or 200 µs asleep (the CPU idle, where nothing else runs)."""
     request = pb.ApplyActionRequest.FromString(data)
     before: Any = None
     stop: Any = None
@@ -141,6 +151,10 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
 
     elif disturbance == "other code":
         before = other_code
+    elif disturbance == "200 us asleep":
+
+        def before() -> None:
+            time.sleep(200e-6)
     elif disturbance in MEMORY:
         other = bytearray(MEMORY[disturbance])
 
@@ -164,11 +178,13 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
 
 
 def loaded(
-    work: str, port: int, body: Path, response: Path, seconds: int, engine: str
+    work: str, port: int, body: Path, response: Path, seconds: int, engine: str, runs: int = 1
 ) -> tuple[float, float]:
-    """(calls/s, mean µs of the work inside the server) under saturation."""
+    """(calls/s, mean µs of the work inside the server) under saturation; with
+    ``runs=2`` the work runs twice in each call and the second run is timed."""
     bench = str(Path(__file__).resolve().parent)
     cmd = [sys.executable, "-c", SERVER, str(port), work, bench, str(response), engine]
+    cmd.append(str(runs))
     server = subprocess.Popen([*pinned(1), *cmd], stderr=subprocess.PIPE, text=True)
     try:
         wait_for_port(port)
@@ -220,11 +236,16 @@ def main() -> None:
         body.write_bytes(b"\0" + struct.pack(">I", len(data)) + data)
         response = Path(tmp) / "response"
         response.write_bytes(REFEREE.apply_action(request).SerializeToString())
-        print(f"{'work per call':16} {'in-process us':>14} {'in server us':>13} {'calls/s':>9}")
+        print(
+            f"{'work per call':16} {'in-process us':>14} {'in server us':>13} {'calls/s':>9}"
+            f" {'again us':>9}"
+        )
         for work in WORKS:
             rate, inside = loaded(work, free_port(), body, response, args.seconds, args.engine)
+            time.sleep(0.2)
+            _, again = loaded(work, free_port(), body, response, args.seconds, args.engine, 2)
             alone = in_process(work, data)
-            print(f"{work:16} {alone:14.1f} {inside:13.1f} {rate:9,.0f}")
+            print(f"{work:16} {alone:14.1f} {inside:13.1f} {rate:9,.0f} {again:9.1f}")
             time.sleep(0.2)
         # In-process, on the CPU the servers ran on (pinned(1)) where it is ours.
         with contextlib.suppress(OSError):

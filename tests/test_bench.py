@@ -108,7 +108,7 @@ def test_inserver_bench_runs() -> None:
         out = run("inserver.py", "--seconds", "1", "--engine", engine)
         assert f"--engine {engine}" in out, out
         rows = re.findall(
-            r"^(nothing|apply_action|open_state|integer loop)\s+[\d.]+\s+[\d.]+\s+[\d,]+$",
+            r"^(nothing|apply_action|open_state|integer loop)\s+[\d.]+\s+[\d.]+\s+[\d,]+\s+[\d.]+$",
             out,
             re.MULTILINE,
         )
@@ -116,7 +116,8 @@ def test_inserver_bench_runs() -> None:
         # In-process, each disturbance between two calls has its figure.
         disturbed = re.findall(r"^  (\S.*?)\s+[\d.]+ us$", out, re.MULTILINE)
         assert disturbed == [
-            "nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "other code"
+            "nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "other code",
+            "200 us asleep",
         ], out  # fmt: skip
 
 
