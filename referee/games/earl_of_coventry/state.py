@@ -133,7 +133,7 @@ class EarlAction:
     call: str = ""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class EarlState:
     """The full state of a session. Treat as immutable: ``rules.apply`` returns new ones.
 
@@ -163,29 +163,71 @@ class EarlState:
     round_winner: int
     winners: tuple[int, ...]
 
+    def __init__(
+        self,
+        config: EarlConfig,
+        seed: bytes,
+        phase: Phase,
+        round: int,
+        dealer: int,
+        hands: tuple[int, ...],
+        rounds_won: tuple[int, ...],
+        counters: tuple[int, ...],
+        eliminated: int,
+        dealt_in: int,
+        played: bytes,
+        current_rank: int,
+        run_length: int,
+        turn: int,
+        last_player: int,
+        pool: int,
+        tiebreak: bool,
+        round_winner: int,
+        winners: tuple[int, ...],
+    ) -> None:
+        self.config = config
+        self.seed = seed
+        self.phase = phase
+        self.round = round
+        self.dealer = dealer
+        self.hands = hands
+        self.rounds_won = rounds_won
+        self.counters = counters
+        self.eliminated = eliminated
+        self.dealt_in = dealt_in
+        self.played = played
+        self.current_rank = current_rank
+        self.run_length = run_length
+        self.turn = turn
+        self.last_player = last_player
+        self.pool = pool
+        self.tiebreak = tiebreak
+        self.round_winner = round_winner
+        self.winners = winners
+
     def clone(self) -> EarlState:
         """A shallow copy (every field is immutable)."""
-        s = EarlState.__new__(EarlState)
-        s.config = self.config
-        s.seed = self.seed
-        s.phase = self.phase
-        s.round = self.round
-        s.dealer = self.dealer
-        s.hands = self.hands
-        s.rounds_won = self.rounds_won
-        s.counters = self.counters
-        s.eliminated = self.eliminated
-        s.dealt_in = self.dealt_in
-        s.played = self.played
-        s.current_rank = self.current_rank
-        s.run_length = self.run_length
-        s.turn = self.turn
-        s.last_player = self.last_player
-        s.pool = self.pool
-        s.tiebreak = self.tiebreak
-        s.round_winner = self.round_winner
-        s.winners = self.winners
-        return s
+        return EarlState(
+            self.config,
+            self.seed,
+            self.phase,
+            self.round,
+            self.dealer,
+            self.hands,
+            self.rounds_won,
+            self.counters,
+            self.eliminated,
+            self.dealt_in,
+            self.played,
+            self.current_rank,
+            self.run_length,
+            self.turn,
+            self.last_player,
+            self.pool,
+            self.tiebreak,
+            self.round_winner,
+            self.winners,
+        )
 
     def played_mask(self) -> int:
         m = 0
@@ -202,7 +244,8 @@ class EarlState:
 #
 # Events and views are plain slotted dataclasses, not frozen ones (those cost three
 # times as much to create, and one is created per card played): treat them as
-# immutable all the same.
+# immutable all the same. Those made on every request have their __init__ written out,
+# compiled (referee.games.base, above SeatScore).
 
 
 @dataclass(slots=True)
@@ -222,7 +265,7 @@ class RoundDealt:
     tiebreak: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class CardPlayed:
     seat: int
     card: int
@@ -230,20 +273,35 @@ class CardPlayed:
     call: str
     cards_left: int
 
+    def __init__(self, seat: int, card: int, position: int, call: str, cards_left: int) -> None:
+        self.seat = seat
+        self.card = card
+        self.position = position
+        self.call = call
+        self.cards_left = cards_left
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class PassedOver:
     seat: int
     rank: int
 
+    def __init__(self, seat: int, rank: int) -> None:
+        self.seat = seat
+        self.rank = rank
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class Passed:
     seat: int
     rank: int
 
+    def __init__(self, seat: int, rank: int) -> None:
+        self.seat = seat
+        self.rank = rank
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class CoupletBotched:
     seat: int
     card: int
@@ -251,11 +309,22 @@ class CoupletBotched:
     expected: str
     said: str
 
+    def __init__(self, seat: int, card: int, position: int, expected: str, said: str) -> None:
+        self.seat = seat
+        self.card = card
+        self.position = position
+        self.expected = expected
+        self.said = said
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class RankCompleted:
     rank: int
     seat: int
+
+    def __init__(self, rank: int, seat: int) -> None:
+        self.rank = rank
+        self.seat = seat
 
 
 class CutShortReason(IntEnum):
@@ -265,26 +334,42 @@ class CutShortReason(IntEnum):
     ALL_DECLINED = 2
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class RunCutShort:
     rank: int
     run_length: int
     leader: int
     reason: CutShortReason
 
+    def __init__(self, rank: int, run_length: int, leader: int, reason: CutShortReason) -> None:
+        self.rank = rank
+        self.run_length = run_length
+        self.leader = leader
+        self.reason = reason
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class LeadPassed:
     from_seat: int
     to_seat: int
 
+    def __init__(self, from_seat: int, to_seat: int) -> None:
+        self.from_seat = from_seat
+        self.to_seat = to_seat
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class PenaltyCharged:
     seat: int
     amount: int
     pool: int
     code: str
+
+    def __init__(self, seat: int, amount: int, pool: int, code: str) -> None:
+        self.seat = seat
+        self.amount = amount
+        self.pool = pool
+        self.code = code
 
 
 @dataclass(slots=True)
@@ -338,7 +423,7 @@ EarlEvent = (
 # ---------------------------------------------------------------- views
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class SeatView:
     seat: int
     card_count: int
@@ -348,8 +433,26 @@ class SeatView:
     eliminated: bool
     dealt_in: bool
 
+    def __init__(
+        self,
+        seat: int,
+        card_count: int,
+        hand: tuple[int, ...] | None,
+        rounds_won: int,
+        counters: int,
+        eliminated: bool,
+        dealt_in: bool,
+    ) -> None:
+        self.seat = seat
+        self.card_count = card_count
+        self.hand = hand
+        self.rounds_won = rounds_won
+        self.counters = counters
+        self.eliminated = eliminated
+        self.dealt_in = dealt_in
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class EarlView:
     config: EarlConfig
     phase: Phase
@@ -366,6 +469,40 @@ class EarlView:
     round_winner: int
     winners: tuple[int, ...]
     next_call: str
+
+    def __init__(
+        self,
+        config: EarlConfig,
+        phase: Phase,
+        round: int,
+        dealer: int,
+        turn: int,
+        current_rank: int,
+        run_length: int,
+        last_player: int,
+        seats: tuple[SeatView, ...],
+        played: bytes,
+        pool: int,
+        tiebreak: bool,
+        round_winner: int,
+        winners: tuple[int, ...],
+        next_call: str,
+    ) -> None:
+        self.config = config
+        self.phase = phase
+        self.round = round
+        self.dealer = dealer
+        self.turn = turn
+        self.current_rank = current_rank
+        self.run_length = run_length
+        self.last_player = last_player
+        self.seats = seats
+        self.played = played
+        self.pool = pool
+        self.tiebreak = tiebreak
+        self.round_winner = round_winner
+        self.winners = winners
+        self.next_call = next_call
 
 
 def hand_size_dealt(n_dealt: int, position_from_eldest: int) -> int:

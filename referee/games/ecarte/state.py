@@ -151,7 +151,7 @@ class SpectatorNet:
     net: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class EcarteState:
     """The full state of a match. Treat as immutable: ``rules.apply`` returns new ones.
 
@@ -183,29 +183,71 @@ class EcarteState:
     wagers: tuple[Wager, ...]
     ledger: tuple[SpectatorNet, ...]
 
+    def __init__(
+        self,
+        config: EcarteConfig,
+        seed: bytes,
+        phase: Phase,
+        deal: int,
+        dealer: int,
+        turn: int,
+        hands: tuple[int, ...],
+        discards: tuple[int, ...],
+        tricks_won: tuple[int, ...],
+        points: tuple[int, ...],
+        games_won: tuple[int, ...],
+        chips: tuple[int, ...],
+        turn_up: int,
+        trump: int,
+        stock: bytes,
+        tricks: bytes,
+        king_announced: int,
+        wagers: tuple[Wager, ...],
+        ledger: tuple[SpectatorNet, ...],
+    ) -> None:
+        self.config = config
+        self.seed = seed
+        self.phase = phase
+        self.deal = deal
+        self.dealer = dealer
+        self.turn = turn
+        self.hands = hands
+        self.discards = discards
+        self.tricks_won = tricks_won
+        self.points = points
+        self.games_won = games_won
+        self.chips = chips
+        self.turn_up = turn_up
+        self.trump = trump
+        self.stock = stock
+        self.tricks = tricks
+        self.king_announced = king_announced
+        self.wagers = wagers
+        self.ledger = ledger
+
     def clone(self) -> EcarteState:
         """A shallow copy (every field is immutable)."""
-        s = EcarteState.__new__(EcarteState)
-        s.config = self.config
-        s.seed = self.seed
-        s.phase = self.phase
-        s.deal = self.deal
-        s.dealer = self.dealer
-        s.turn = self.turn
-        s.hands = self.hands
-        s.discards = self.discards
-        s.tricks_won = self.tricks_won
-        s.points = self.points
-        s.games_won = self.games_won
-        s.chips = self.chips
-        s.turn_up = self.turn_up
-        s.trump = self.trump
-        s.stock = self.stock
-        s.tricks = self.tricks
-        s.king_announced = self.king_announced
-        s.wagers = self.wagers
-        s.ledger = self.ledger
-        return s
+        return EcarteState(
+            self.config,
+            self.seed,
+            self.phase,
+            self.deal,
+            self.dealer,
+            self.turn,
+            self.hands,
+            self.discards,
+            self.tricks_won,
+            self.points,
+            self.games_won,
+            self.chips,
+            self.turn_up,
+            self.trump,
+            self.stock,
+            self.tricks,
+            self.king_announced,
+            self.wagers,
+            self.ledger,
+        )
 
     @property
     def game(self) -> int:
@@ -237,7 +279,9 @@ ROLES: dict[int, tuple[tuple[int, int], ...]] = {
 #
 # Events are created on every call: plain slotted dataclasses (a frozen one costs three
 # times as much to create); treat them as immutable all the same. ``CardPlayed`` and
-# ``TrickWon`` are frozen: the rules share cached instances of them.
+# ``TrickWon`` are frozen: the rules share cached instances of them. Those made on
+# every request have their __init__ written out, compiled (referee.games.base, above
+# SeatScore).
 
 
 @dataclass(slots=True)
@@ -272,22 +316,31 @@ class KingTurned:
     card: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Proposed:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class Accepted:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class Refused:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class Exchanged:
     """E-EXCH-5/6/8: ``count`` cards discarded and drawn (public); the cards
     themselves are empty unless the viewer is ``seat``."""
@@ -298,13 +351,31 @@ class Exchanged:
     drawn: tuple[int, ...]
     stock_left: int
 
+    def __init__(
+        self,
+        seat: int,
+        count: int,
+        discarded: tuple[int, ...],
+        drawn: tuple[int, ...],
+        stock_left: int,
+    ) -> None:
+        self.seat = seat
+        self.count = count
+        self.discarded = discarded
+        self.drawn = drawn
+        self.stock_left = stock_left
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class KingAnnounced:
     """E-KING-1: ``seat`` announced the king of trumps ``card``."""
 
     seat: int
     card: int
+
+    def __init__(self, seat: int, card: int) -> None:
+        self.seat = seat
+        self.card = card
 
 
 @dataclass(frozen=True, slots=True)
