@@ -139,6 +139,24 @@ class InvalidInput(Exception):
         )
 
 
+class Checkable(Protocol):
+    """A game configuration: immutable, with its own ``check`` and a ``checked`` mark."""
+
+    @property
+    def checked(self) -> bool: ...
+
+    def check(self) -> None: ...
+
+
+def check_once(config: Checkable) -> None:
+    """``config.check()`` the first time only: a configuration is immutable, and a state's
+    configuration is checked on every validation (each request). Marked once it passed;
+    a failing check raises every time."""
+    if not config.checked:
+        config.check()
+        object.__setattr__(config, "checked", True)
+
+
 class Findings:
     """The field violations a validator finds: ``bad(path, why)`` adds one to ``errors``.
 

@@ -6,6 +6,7 @@ Field paths follow the protobuf contract relative to the game's state message
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -155,6 +156,20 @@ def test_config_violations_are_prefixed() -> None:
     bad_cfg = EarlConfig(seats=4, starting_counters=0)
     fields = invalid_fields(changed(mid_run(), lambda s: setattr(s, "config", bad_cfg)))
     assert fields == {"config.starting_counters"}
+
+
+def test_a_configuration_is_checked_until_it_passes() -> None:
+    """Validation checks a state's configuration once it passed (check_once): a bad
+    configuration fails every validation, a good one is marked and not checked again."""
+    bad_cfg = EarlConfig(seats=1)
+    for _ in range(2):
+        fields = invalid_fields(changed(mid_run(), lambda s: setattr(s, "config", bad_cfg)))
+        assert fields == {"config.seats"} and not bad_cfg.checked
+    state = mid_run()
+    good = dataclasses.replace(state.config)  # a new configuration of the same value
+    assert not good.checked
+    RULES.validate(changed(state, lambda s: setattr(s, "config", good)), check_deal=False)
+    assert good.checked and good == state.config  # the mark is not part of its value
 
 
 def test_counters_not_conserved() -> None:

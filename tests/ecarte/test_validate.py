@@ -74,6 +74,18 @@ def test_config_out_of_range_is_prefixed() -> None:
     assert fields(s) == ["config.target_points"]
 
 
+def test_a_configuration_is_checked_until_it_passes() -> None:
+    """Validation checks a state's configuration once it passed (check_once): a bad
+    configuration fails every validation, a good one is marked and not checked again."""
+    bad = EcarteConfig(target_points=0)
+    for _ in range(2):
+        assert fields(replace(base(), config=bad)) == ["config.target_points"]
+        assert not bad.checked
+    good = dataclasses.replace(base().config)  # a new configuration of the same value
+    validate(replace(base(), config=good), check_deal=False)
+    assert good.checked and good == base().config  # the mark is not part of its value
+
+
 def test_phase_consistent_with_the_hands() -> None:
     """E-DEAL-2 / E-EXCH: five cards each until the first lead; the seat on turn
     follows from the phase; a proposal needs a stock of 2; the elder discards first."""

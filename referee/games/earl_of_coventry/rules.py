@@ -31,6 +31,7 @@ from referee.games.base import (
     Viewer,
     ViewerKind,
     Violation,
+    check_once,
 )
 from referee.games.earl_of_coventry.calls import CallStyle, call_table
 from referee.games.earl_of_coventry.state import (
@@ -92,13 +93,6 @@ ROUND_LIMIT = "ROUND_LIMIT"
 _FULL_POPCOUNT = 52
 
 
-@lru_cache(maxsize=1024)
-def _check_config(config: EarlConfig) -> None:
-    """``config.check()``, once per distinct configuration (configurations are immutable;
-    a failing check raises and is not cached)."""
-    config.check()
-
-
 @lru_cache(maxsize=4096)
 def _standings(key: tuple[int, ...], winners: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Seats grouped by ``key`` (counters or rounds won), best first (C-SCORE-4/6).
@@ -134,7 +128,6 @@ def _dealt(
     return tuple(order), tuple(hands)
 
 
-_BITS = tuple(1 << c for c in range(256))
 _BYTE = tuple(bytes((c,)) for c in range(256))
 _SEAT_ACTORS = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
 
@@ -445,7 +438,7 @@ class EarlOfCoventryRules:
         cards the seed dealt to that seat in this round: hands cannot be edited. Tests that
         build positions by hand pass ``check_deal=False``."""
         try:
-            _check_config(state.config)
+            check_once(state.config)
         except InvalidInput as e:
             raise e.prefixed("config") from None
         cfg = state.config
@@ -480,14 +473,20 @@ class EarlOfCoventryRules:
                 bad(f"seats[{s}].hand", "holds a card that appears elsewhere")
             seen |= h
         played = state.played
-        if played and (max(played) >= 52 or len(set(played)) != len(played)):
+        played_mask = 0
+        clean = True  # every code a card, none twice: one pass, the cost of a valid state
+        for c in played:
+            if c >= 52 or played_mask >> c & 1:
+                clean = False
+                break
+            played_mask |= 1 << c
+        if not clean:
             for i, c in enumerate(played):
                 if c >= 52:
                     bad(f"played[{i}]", "is an unknown card code")
             if len(set(played)) != len(played):
                 bad("played", "a card appears twice")
         elif played:
-            played_mask = sum(map(_BITS.__getitem__, played))
             if played_mask & seen:
                 twice = ", ".join(name(c) for c in card_list(played_mask & seen))
                 bad("played", f"{twice} also in a hand")

@@ -59,6 +59,8 @@ class EarlConfig:
     # A memo of the rules engine for this configuration (its action table), set on
     # first use; not part of the configuration's value.
     memo: Any = field(default=None, init=False, compare=False, hash=False, repr=False)
+    # Set once check() passed (referee.games.base.check_once); not part of the value.
+    checked: bool = field(default=False, init=False, compare=False, hash=False, repr=False)
 
     @property
     def uses_counters(self) -> bool:

@@ -14,7 +14,7 @@ right.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -79,6 +79,8 @@ class EcarteConfig:
     gallery: bool = False
     wager_limit: int = DEFAULT_WAGER_LIMIT
     jeux_de_regle: bool = False
+    # Set once check() passed (referee.games.base.check_once); not part of the value.
+    checked: bool = field(default=False, init=False, compare=False, hash=False, repr=False)
 
     def check(self) -> None:
         """Raise :class:`InvalidInput` for a configuration out of range (E-CONF)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from referee.cards import ECARTE_MASK, card_list, name
-from referee.games.base import Findings, InvalidInput
+from referee.games.base import Findings, InvalidInput, check_once
 from referee.games.ecarte.deck import (
     BEATS,
     CARD_BIT,
@@ -76,7 +76,7 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
     """
     cfg = state.config
     try:
-        cfg.check()
+        check_once(cfg)
     except InvalidInput as e:
         raise e.prefixed("config") from None
     report = _Report()
