@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
+from typing import Final
 
 
 class Suit(IntEnum):
@@ -40,9 +41,9 @@ class Rank(IntEnum):
     KING = 13
 
 
-SUIT_LETTERS = "CDHS"
-RANK_LABELS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-RANK_NAMES = (
+SUIT_LETTERS: Final = "CDHS"
+RANK_LABELS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+RANK_NAMES: Final = (
     "Ace",
     "Two",
     "Three",
@@ -57,25 +58,27 @@ RANK_NAMES = (
     "Queen",
     "King",
 )
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
-FULL_DECK: tuple[int, ...] = tuple(range(52))
+FULL_DECK: Final[tuple[int, ...]] = tuple(range(52))
 """The 52-card pack in canonical order (C-DECK-1)."""
 
-FULL_MASK = (1 << 52) - 1
+FULL_MASK: Final = (1 << 52) - 1
 
-ECARTE_RANK_INDEXES = (0, 6, 7, 8, 9, 10, 11, 12)  # A, 7, 8, 9, 10, J, Q, K
-ECARTE_DECK: tuple[int, ...] = tuple(13 * s + r for s in range(4) for r in ECARTE_RANK_INDEXES)
+ECARTE_RANK_INDEXES: Final = (0, 6, 7, 8, 9, 10, 11, 12)  # A, 7, 8, 9, 10, J, Q, K
+ECARTE_DECK: Final[tuple[int, ...]] = tuple(
+    13 * s + r for s in range(4) for r in ECARTE_RANK_INDEXES
+)
 """The 32-card Écarté pack in canonical order (E-DECK-1)."""
 
-ECARTE_MASK = sum(1 << c for c in ECARTE_DECK)
+ECARTE_MASK: Final = sum(1 << c for c in ECARTE_DECK)
 
-RANK_MASKS: tuple[int, ...] = tuple(
+RANK_MASKS: Final[tuple[int, ...]] = tuple(
     (1 << r) | (1 << (r + 13)) | (1 << (r + 26)) | (1 << (r + 39)) for r in range(13)
 )
 """``RANK_MASKS[rank_index]``: the four cards of one rank."""
 
-SUIT_MASKS: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+SUIT_MASKS: Final[tuple[int, ...]] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 """``SUIT_MASKS[suit_index]``: the thirteen cards of one suit."""
 
 
@@ -99,7 +102,7 @@ def name(card: int) -> str:
     return RANK_LABELS[card % 13] + SUIT_LETTERS[card // 13]
 
 
-_BY_NAME = {name(c): c for c in FULL_DECK}
+_BY_NAME: Final = {name(c): c for c in FULL_DECK}
 
 
 def parse(text: str) -> int:

@@ -12,10 +12,11 @@ import hashlib
 import struct
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Final
 
-PREFIX = b"referee-shuffle-v1"
-CUT_SHUFFLE = 0xFFFFFFFF
-SEED_BYTES = 32
+PREFIX: Final = b"referee-shuffle-v1"
+CUT_SHUFFLE: Final = 0xFFFFFFFF
+SEED_BYTES: Final = 32
 
 
 class Stream:

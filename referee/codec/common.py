@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import DecodeError, Message
@@ -24,13 +24,13 @@ from referee.games.base import (
 )
 from referee.v1 import cards_pb2, common_pb2, referee_pb2
 
-CARD_MESSAGES: tuple[cards_pb2.Card, ...] = tuple(
+CARD_MESSAGES: Final[tuple[cards_pb2.Card, ...]] = tuple(
     cards_pb2.Card(suit=c // 13 + 1, rank=c % 13 + 1)  # type: ignore[arg-type]
     for c in range(52)
 )
 """The Card message of each card code, built once (copied into responses)."""
 
-CACHE_LIMIT = 4096
+CACHE_LIMIT: Final = 4096
 """Entries of each codec cache (decoded configurations, actions ...); cleared when full."""
 
 _K = TypeVar("_K")
@@ -46,8 +46,8 @@ def remember(cache: dict[_K, _V], key: _K, value: _V) -> _V:
     return value
 
 
-MAX_CALL_LENGTH = 1000
-MAX_SPECTATOR_ID_LENGTH = 128
+MAX_CALL_LENGTH: Final = 1000
+MAX_SPECTATOR_ID_LENGTH: Final = 128
 
 
 Config = TypeVar("Config")
@@ -131,8 +131,8 @@ class ConfigDecoder(Generic[Config, ConfigMessage]):
 # in field-number order); the readers still refuse anything else (WireError) rather than
 # guess.
 
-_INT64_SIGN = 1 << 63
-_UINT64 = 1 << 64
+_INT64_SIGN: Final = 1 << 63
+_UINT64: Final = 1 << 64
 
 
 class WireError(Exception):

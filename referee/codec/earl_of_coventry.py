@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
@@ -64,13 +64,13 @@ from referee.games.earl_of_coventry.state import (
 from referee.v1 import earl_of_coventry_pb2 as pb
 from referee.v1 import referee_pb2
 
-GAME_STATE_FIELD = referee_pb2.GameState.DESCRIPTOR.fields_by_name["earl_of_coventry"].number
-PHASES: dict[int, Phase] = {int(p): p for p in Phase}
+GAME_STATE_FIELD: Final = referee_pb2.GameState.DESCRIPTOR.fields_by_name["earl_of_coventry"].number
+PHASES: Final[dict[int, Phase]] = {int(p): p for p in Phase}
 # Compiled (mypyc), reading a state from its canonical bytes is the faster way; interpreted,
 # protobuf's attributes (implemented in C) beat a Python loop over bytes. Both read the
 # same fields with the same checks (tests/test_codec_wire.py compares them; the test
 # suite runs against both builds).
-READ_BYTES = not __file__.endswith(".py")
+READ_BYTES: Final = not __file__.endswith(".py")
 
 
 class EarlOfCoventryCodec:
@@ -589,7 +589,7 @@ def _session_ended(e: SessionEnded, out: pb.EarlOfCoventryEvent) -> None:
     out.session_ended.winners.extend(e.winners)
 
 
-_EVENT_ENCODERS: dict[type, Callable[[Any, pb.EarlOfCoventryEvent], None]] = {
+_EVENT_ENCODERS: Final[dict[type, Callable[[Any, pb.EarlOfCoventryEvent], None]]] = {
     DealerCut: _dealer_cut,
     RoundDealt: _round_dealt,
     CardPlayed: _card_played,
@@ -606,4 +606,4 @@ _EVENT_ENCODERS: dict[type, Callable[[Any, pb.EarlOfCoventryEvent], None]] = {
     SessionEnded: _session_ended,
 }
 
-CODEC = EarlOfCoventryCodec()
+CODEC: Final = EarlOfCoventryCodec()

@@ -9,7 +9,7 @@ checked as a whole by ``RULES.validate``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
@@ -74,13 +74,13 @@ from referee.games.ecarte.state import (
 from referee.v1 import ecarte_pb2 as pb
 from referee.v1 import referee_pb2
 
-_SIMPLE_ACTIONS = {
+_SIMPLE_ACTIONS: Final = {
     "propose": ActionKind.PROPOSE,
     "accept": ActionKind.ACCEPT,
     "refuse": ActionKind.REFUSE,
     "announce_king": ActionKind.ANNOUNCE_KING,
 }
-_SIMPLE_NAMES = {kind: field for field, kind in _SIMPLE_ACTIONS.items()}
+_SIMPLE_NAMES: Final = {kind: field for field, kind in _SIMPLE_ACTIONS.items()}
 
 
 def _card_sequence(data: bytes, path: str) -> bytes:
@@ -102,13 +102,13 @@ def _ecarte_card(card: Any, path: str) -> int:
     return code
 
 
-GAME_STATE_FIELD = referee_pb2.GameState.DESCRIPTOR.fields_by_name["ecarte"].number
-PHASES: dict[int, Phase] = {int(p): p for p in Phase}
+GAME_STATE_FIELD: Final = referee_pb2.GameState.DESCRIPTOR.fields_by_name["ecarte"].number
+PHASES: Final[dict[int, Phase]] = {int(p): p for p in Phase}
 # Compiled (mypyc), reading a state from its canonical bytes is the faster way; interpreted,
 # protobuf's attributes (implemented in C) beat a Python loop over bytes. Both read the
 # same fields with the same checks (tests/test_codec_wire.py compares them; the test
 # suite runs against both builds).
-READ_BYTES = not __file__.endswith(".py")
+READ_BYTES: Final = not __file__.endswith(".py")
 
 
 class EcarteCodec:
@@ -700,7 +700,7 @@ def _match_won(e: MatchWon, out: pb.EcarteEvent) -> None:
     out.match_won.games_won.extend(e.games_won)
 
 
-_EVENT_ENCODERS: dict[type, Callable[[Any, pb.EcarteEvent], None]] = {
+_EVENT_ENCODERS: Final[dict[type, Callable[[Any, pb.EcarteEvent], None]]] = {
     DealerCut: _dealer_cut,
     Dealt: _dealt,
     KingTurned: _king_turned,
@@ -719,6 +719,6 @@ _EVENT_ENCODERS: dict[type, Callable[[Any, pb.EcarteEvent], None]] = {
     MatchWon: _match_won,
 }
 
-CODEC = EcarteCodec()
+CODEC: Final = EcarteCodec()
 
 __all__ = ["CODEC", "EcarteCodec"]

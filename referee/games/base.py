@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Generic, Protocol, TypeVar
+from typing import Final, Generic, Protocol, TypeVar
 
 
 class Verdict(IntEnum):
@@ -69,8 +69,8 @@ class Actor:
         return "the table"
 
 
-_SEAT_ACTORS = tuple(Actor(ActorKind.SEAT, s) for s in range(16))
-TABLE_ACTOR = Actor(ActorKind.TABLE)
+_SEAT_ACTORS: Final = tuple(Actor(ActorKind.SEAT, s) for s in range(16))
+TABLE_ACTOR: Final = Actor(ActorKind.TABLE)
 
 
 class ViewerKind(IntEnum):
@@ -96,7 +96,7 @@ class Viewer:
         return Viewer(ViewerKind.SPECTATOR, -1, spectator)
 
 
-PUBLIC_VIEWER = Viewer(ViewerKind.PUBLIC)
+PUBLIC_VIEWER: Final = Viewer(ViewerKind.PUBLIC)
 
 
 @dataclass(frozen=True, slots=True)

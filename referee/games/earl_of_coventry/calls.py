@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
+from typing import Final
 
 from referee.cards import RANK_NAMES
 
@@ -26,7 +27,7 @@ class CallStyle(IntEnum):
     CUSTOM = 4
 
 
-EARL_COUPLETS: tuple[str, str, str, str] = (
+EARL_COUPLETS: Final[tuple[str, str, str, str]] = (
     "There's as good as {rank} can be.",
     "There's a {rank} as good as he.",
     "There's the best of all the three.",
@@ -34,26 +35,26 @@ EARL_COUPLETS: tuple[str, str, str, str] = (
 )
 """C-CHANT: lead, second, third, fourth."""
 
-SNIP_SNAP_SNORUM_CALLS: tuple[str, str, str, str] = ("", "Snip!", "Snap!", "Snorum!")
+SNIP_SNAP_SNORUM_CALLS: Final[tuple[str, str, str, str]] = ("", "Snip!", "Snap!", "Snorum!")
 """C-VAR-2: canonical calls (the lead needs none; ``Snorem!`` is accepted for the fourth)."""
 
-RANK_PLACEHOLDER = "{rank}"
+RANK_PLACEHOLDER: Final = "{rank}"
 
 # C-CHANT-1: the numerals 2 .. 10 may replace the English name, Knave may replace Jack.
-_RANK_ALIASES: tuple[tuple[str, ...], ...] = tuple(
+_RANK_ALIASES: Final[tuple[tuple[str, ...], ...]] = tuple(
     (name,) + ((str(i + 1),) if 1 <= i <= 9 else ()) + (("Knave",) if name == "Jack" else ())
     for i, name in enumerate(RANK_NAMES)
 )
 
-_APOSTROPHES = str.maketrans(
+_APOSTROPHES: Final = str.maketrans(
     {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201b": "'", "\uff07": "'"}
 )
 # Python's str.isspace() also counts the information separators U+001C .. U+001F,
 # which are not White_Space in Unicode: C-CHANT-2 removes them like any other
 # character that is not a letter, a digit, an apostrophe or white space.
-_NOT_WHITE_SPACE = frozenset("\x1c\x1d\x1e\x1f")
-_THERE_IS = re.compile(r"(?:(?<= )|^)there is(?= |$)")
-_SPACES = re.compile(" +")
+_NOT_WHITE_SPACE: Final = frozenset("\x1c\x1d\x1e\x1f")
+_THERE_IS: Final = re.compile(r"(?:(?<= )|^)there is(?= |$)")
+_SPACES: Final = re.compile(" +")
 
 
 def normalise(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Final
 
 from referee.cards import FULL_DECK, RANK_MASKS, RANK_NAMES, card_list, name
 from referee.games.base import (
@@ -72,25 +73,25 @@ from referee.games.earl_of_coventry.state import (
 )
 from referee.shuffle import SEED_BYTES, cut_for_dealer, shuffle
 
-GAME_ID = "earl_of_coventry"
-RULES_VERSION = "earl_of_coventry/1"
+GAME_ID: Final = "earl_of_coventry"
+RULES_VERSION: Final = "earl_of_coventry/1"
 
 # Violation codes (stable).
-NOT_YOUR_TURN = "NOT_YOUR_TURN"
-CARD_NOT_IN_HAND = "CARD_NOT_IN_HAND"
-WRONG_RANK = "WRONG_RANK"
-MUST_PLAY_RANK = "MUST_PLAY_RANK"
-LEADER_CANNOT_PASS = "LEADER_CANNOT_PASS"
-COUPLET_BOTCHED = "COUPLET_BOTCHED"
-SEAT_NOT_DEALT_IN = "SEAT_NOT_DEALT_IN"
-ROUND_IN_PROGRESS = "ROUND_IN_PROGRESS"
-ROUND_OVER = "ROUND_OVER"
-TABLE_ACTION_BY_SEAT = "TABLE_ACTION_BY_SEAT"
-SEAT_ACTION_BY_TABLE = "SEAT_ACTION_BY_TABLE"
-SESSION_OVER = "SESSION_OVER"
-ROUND_LIMIT = "ROUND_LIMIT"
+NOT_YOUR_TURN: Final = "NOT_YOUR_TURN"
+CARD_NOT_IN_HAND: Final = "CARD_NOT_IN_HAND"
+WRONG_RANK: Final = "WRONG_RANK"
+MUST_PLAY_RANK: Final = "MUST_PLAY_RANK"
+LEADER_CANNOT_PASS: Final = "LEADER_CANNOT_PASS"
+COUPLET_BOTCHED: Final = "COUPLET_BOTCHED"
+SEAT_NOT_DEALT_IN: Final = "SEAT_NOT_DEALT_IN"
+ROUND_IN_PROGRESS: Final = "ROUND_IN_PROGRESS"
+ROUND_OVER: Final = "ROUND_OVER"
+TABLE_ACTION_BY_SEAT: Final = "TABLE_ACTION_BY_SEAT"
+SEAT_ACTION_BY_TABLE: Final = "SEAT_ACTION_BY_TABLE"
+SESSION_OVER: Final = "SESSION_OVER"
+ROUND_LIMIT: Final = "ROUND_LIMIT"
 
-_FULL_POPCOUNT = 52
+_FULL_POPCOUNT: Final = 52
 
 
 @lru_cache(maxsize=4096)
@@ -128,8 +129,8 @@ def _dealt(
     return tuple(order), tuple(hands)
 
 
-_BYTE = tuple(bytes((c,)) for c in range(256))
-_SEAT_ACTORS = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
+_BYTE: Final = tuple(bytes((c,)) for c in range(256))
+_SEAT_ACTORS: Final = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
 
 
 class _ActionTable:
@@ -1060,4 +1061,4 @@ def _reject(
     return Outcome(Verdict.REJECTED, state, [], (Violation(code, message, rule_id),))
 
 
-RULES = EarlOfCoventryRules()
+RULES: Final = EarlOfCoventryRules()

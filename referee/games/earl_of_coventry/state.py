@@ -8,23 +8,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, Final
 
 from referee.games.base import Actor, FieldViolation, InvalidInput
 from referee.games.earl_of_coventry.calls import RANK_PLACEHOLDER, CallStyle
 
-MIN_SEATS = 2
-MAX_SEATS = 13
-DEFAULT_SEATS = 4
-DEFAULT_COUNTERS = 20
-MAX_COUNTERS = 1_000_000
-MAX_TEMPLATE_LENGTH = 200
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 13
+DEFAULT_SEATS: Final = 4
+DEFAULT_COUNTERS: Final = 20
+MAX_COUNTERS: Final = 1_000_000
+MAX_TEMPLATE_LENGTH: Final = 200
 # Shuffle 0xFFFFFFFF is the cut pack (SHUF-4), so the last round is 0xFFFFFFFE.
 # Ordinary rounds stop at MAX_ROUND - 1: shuffle MAX_ROUND stays free for the
 # tie-break round that ending the session may need (C-SCORE-4).
-MAX_ROUND = 0xFFFFFFFE
-NO_RANK = -1
-NO_SEAT = -1
+MAX_ROUND: Final = 0xFFFFFFFE
+NO_RANK: Final = -1
+NO_SEAT: Final = -1
 
 
 class Scoring(IntEnum):

@@ -11,10 +11,10 @@ the way in) and check every action (``InvalidInput`` for a malformed one).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import combinations
+from typing import Final
 
-from referee.cards import ECARTE_DECK, name
+from referee.cards import name
 from referee.games.base import (
     Actor,
     ActorKind,
@@ -38,9 +38,12 @@ from referee.games.ecarte.deck import (
     IS_ECARTE_CARD,
     KING_RANK,
     KINGS,
+    PACKET_POSITIONS,
     STRENGTH,
     SUIT,
     SUIT_MASK_OF,
+    TURN_UP_POSITION,
+    cut_dealer,
     ecarte_pack,
 )
 from referee.games.ecarte.jeux import is_jeu_de_regle
@@ -89,20 +92,13 @@ from referee.games.ecarte.state import (
     WagerPlaced,
     WagerSettled,
 )
-from referee.shuffle import cut_for_dealer
 
-GAME_ID = "ecarte"
-RULES_VERSION = "ecarte/1"
+GAME_ID: Final = "ecarte"
+RULES_VERSION: Final = "ecarte/1"
 
-# E-DEAL-2: pack positions of the elder's and the responder's cards.
-PACKET_POSITIONS: dict[Packets, tuple[tuple[int, ...], tuple[int, ...]]] = {
-    Packets.THREE_TWO: ((0, 1, 2, 6, 7), (3, 4, 5, 8, 9)),
-    Packets.TWO_THREE: ((0, 1, 4, 5, 6), (2, 3, 7, 8, 9)),
-}
-TURN_UP_POSITION = 10  # E-DEAL-3
 
 # E-PHASE: the turn actions each phase allows (announcing and wagering aside).
-PHASE_KINDS: dict[Phase, frozenset[ActionKind]] = {
+PHASE_KINDS: Final[dict[Phase, frozenset[ActionKind]]] = {
     Phase.PROPOSAL: frozenset((ActionKind.PROPOSE, ActionKind.PLAY)),
     Phase.ANSWER: frozenset((ActionKind.ACCEPT, ActionKind.REFUSE)),
     Phase.ELDER_DISCARD: frozenset((ActionKind.DISCARD,)),
@@ -112,38 +108,38 @@ PHASE_KINDS: dict[Phase, frozenset[ActionKind]] = {
 }
 
 # Enum members as module constants for the hot path (an enum attribute costs ~40 ns).
-_PLAY_KIND = ActionKind.PLAY
-_SEAT_ACTOR = ActorKind.SEAT
-_PROPOSAL = Phase.PROPOSAL
-_TRICKS = Phase.TRICKS
-_MATCH_OVER = Phase.MATCH_OVER
-_ACCEPTED = Verdict.ACCEPTED
+_PLAY_KIND: Final = ActionKind.PLAY
+_SEAT_ACTOR: Final = ActorKind.SEAT
+_PROPOSAL: Final = Phase.PROPOSAL
+_TRICKS: Final = Phase.TRICKS
+_MATCH_OVER: Final = Phase.MATCH_OVER
+_ACCEPTED: Final = Verdict.ACCEPTED
 
 # Immutable action and event objects, shared on the hot path.
-_SEATS = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
-_PROPOSE = tuple(EcarteAction(a, ActionKind.PROPOSE) for a in _SEATS)
-_ACCEPT = tuple(EcarteAction(a, ActionKind.ACCEPT) for a in _SEATS)
-_REFUSE = tuple(EcarteAction(a, ActionKind.REFUSE) for a in _SEATS)
-_ANNOUNCE = tuple(EcarteAction(a, ActionKind.ANNOUNCE_KING) for a in _SEATS)
-_PLAYS = tuple(tuple(EcarteAction(a, ActionKind.PLAY, c) for c in range(52)) for a in _SEATS)
-_CARD_PLAYED = tuple(tuple(CardPlayed(s, c) for c in range(52)) for s in range(MAX_SEATS))
-_CARD_BYTE = tuple(bytes((c,)) for c in range(52))
-_OTHER: dict[int, tuple[tuple[int, ...], ...]] = {
+_SEATS: Final = tuple(Actor.of_seat(s) for s in range(MAX_SEATS))
+_PROPOSE: Final = tuple(EcarteAction(a, ActionKind.PROPOSE) for a in _SEATS)
+_ACCEPT: Final = tuple(EcarteAction(a, ActionKind.ACCEPT) for a in _SEATS)
+_REFUSE: Final = tuple(EcarteAction(a, ActionKind.REFUSE) for a in _SEATS)
+_ANNOUNCE: Final = tuple(EcarteAction(a, ActionKind.ANNOUNCE_KING) for a in _SEATS)
+_PLAYS: Final = tuple(tuple(EcarteAction(a, ActionKind.PLAY, c) for c in range(52)) for a in _SEATS)
+_CARD_PLAYED: Final = tuple(tuple(CardPlayed(s, c) for c in range(52)) for s in range(MAX_SEATS))
+_CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
+_OTHER: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
     n: tuple(tuple(r if s == e else e if s == r else NO_SEAT for s in range(n)) for e, r in roles)
     for n, roles in ROLES.items()
 }
 """``_OTHER[seats][dealer][seat]``: the other player of the deal (``NO_SEAT`` if sitting out)."""
-_ZEROS = {n: (0,) * n for n in ROLES}
-_HAND_SIZES = {
+_ZEROS: Final = {n: (0,) * n for n in ROLES}
+_HAND_SIZES: Final = {
     n: tuple(tuple(HAND_SIZE if s in roles else 0 for s in range(n)) for roles in seat_roles)
     for n, seat_roles in ROLES.items()
 }
 """``_HAND_SIZES[seats][dealer]``: cards dealt to each seat (E-DEAL-2, E-VAR-5)."""
-_TRICK_WON: dict[int, TrickWon] = {}  # bounded: 5 tricks x seat pairs x 32 x 32 cards
-_DISCARDS: dict[tuple[int, int, int], tuple[EcarteAction, ...]] = {}
+_TRICK_WON: Final[dict[int, TrickWon]] = {}  # bounded: 5 tricks x seat pairs x 32 x 32 cards
+_DISCARDS: Final[dict[tuple[int, int, int], tuple[EcarteAction, ...]]] = {}
 # About 5.5 KB an entry (up to 31 discards of a 5-card hand): 1,024 entries hold ~6 MB.
 # (65,536 grew a worker by ~340 MB under real traffic, where every deal is new.)
-_CACHE_LIMIT = 1 << 10
+_CACHE_LIMIT: Final = 1 << 10
 
 
 def _cards(mask: int) -> tuple[int, ...]:
@@ -1019,13 +1015,4 @@ class EcarteRules:
         return redact_events(events, viewer, state.config.seats)
 
 
-@lru_cache(maxsize=4096)
-def cut_dealer(seed: bytes, seats: int) -> tuple[int, tuple[tuple[int, ...], ...]]:
-    """E-SEAT-2 / CUT: the lowest card in Écarté order deals; suits do not matter.
-
-    Cached: ``validate`` re-derives the first dealer of every state it checks (D-14)."""
-    dealer, draws = cut_for_dealer(seed, ECARTE_DECK, seats, key=lambda c: STRENGTH[c])
-    return dealer, tuple(tuple(d) for d in draws)
-
-
-RULES = EcarteRules()
+RULES: Final = EcarteRules()

@@ -16,28 +16,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from referee.games.base import Actor, FieldViolation, InvalidInput
 
-MIN_SEATS = 2
-MAX_SEATS = 3
-DEFAULT_TARGET = 5
-MAX_TARGET = 99
-DEFAULT_GAMES_TO_WIN = 1
-MAX_GAMES_TO_WIN = 9
-MAX_STAKE = 1_000_000
-DEFAULT_MULTIPLIER = 2
-MAX_MULTIPLIER = 100
-DEFAULT_WAGER_LIMIT = 100
-MAX_WAGER_LIMIT = 1_000_000
-MAX_SPECTATOR_ID = 128  # as referee.codec.common.MAX_SPECTATOR_ID_LENGTH
-HAND_SIZE = 5
-TRICKS_PER_DEAL = 5
-STOCK_SIZE = 21
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 3
+DEFAULT_TARGET: Final = 5
+MAX_TARGET: Final = 99
+DEFAULT_GAMES_TO_WIN: Final = 1
+MAX_GAMES_TO_WIN: Final = 9
+MAX_STAKE: Final = 1_000_000
+DEFAULT_MULTIPLIER: Final = 2
+MAX_MULTIPLIER: Final = 100
+DEFAULT_WAGER_LIMIT: Final = 100
+MAX_WAGER_LIMIT: Final = 1_000_000
+MAX_SPECTATOR_ID: Final = 128  # as referee.codec.common.MAX_SPECTATOR_ID_LENGTH
+HAND_SIZE: Final = 5
+TRICKS_PER_DEAL: Final = 5
+STOCK_SIZE: Final = 21
 # Shuffle 0xFFFFFFFF is the cut pack (SHUF-4): deals stop one short of it.
-MAX_DEAL = 0xFFFFFFFE
-NO_SEAT = -1
+MAX_DEAL: Final = 0xFFFFFFFE
+NO_SEAT: Final = -1
 
 
 class Packets(IntEnum):
@@ -270,7 +270,7 @@ class EcarteState:
         return self.phase is not Phase.MATCH_OVER and not self.tricks
 
 
-ROLES: dict[int, tuple[tuple[int, int], ...]] = {
+ROLES: Final[dict[int, tuple[tuple[int, int], ...]]] = {
     2: ((1, 0), (0, 1)),
     3: ((1, 2), (2, 0), (0, 1)),
 }

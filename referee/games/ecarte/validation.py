@@ -7,6 +7,7 @@ Field paths are the protobuf field names relative to ``EcarteState``
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from referee.cards import ECARTE_MASK, card_list, name
 from referee.games.base import Findings, InvalidInput, check_once
@@ -17,8 +18,11 @@ from referee.games.ecarte.deck import (
     IS_ECARTE_CARD,
     KING_RANK,
     KINGS,
+    PACKET_POSITIONS,
     SUIT,
+    TURN_UP_POSITION,
     beats,
+    cut_dealer,
     ecarte_pack,
 )
 from referee.games.ecarte.jeux import is_jeu_de_regle
@@ -34,8 +38,8 @@ from referee.games.ecarte.state import (
 )
 
 _Bad = Callable[[str, str], None]
-_MAX_CHIPS = 1 << 62
-_EXCHANGE = (Phase.PROPOSAL, Phase.ANSWER, Phase.ELDER_DISCARD, Phase.RESPONDER_DISCARD)
+_MAX_CHIPS: Final = 1 << 62
+_EXCHANGE: Final = (Phase.PROPOSAL, Phase.ANSWER, Phase.ELDER_DISCARD, Phase.RESPONDER_DISCARD)
 
 
 class _Report(Findings):
@@ -322,8 +326,6 @@ def _check_deal(
     state: EcarteState, elder: int, responder: int, played: list[int], bad: _Bad
 ) -> None:
     """D-14: the cards are those of the seed's deal (E-SEAT-2, E-SEAT-3, E-DEAL-1 .. E-DEAL-3)."""
-    from referee.games.ecarte.rules import PACKET_POSITIONS, TURN_UP_POSITION, cut_dealer
-
     cfg = state.config
     n = cfg.seats
     first = cfg.first_dealer
