@@ -18,4 +18,4 @@ cd "$work"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" "${PYTHON:-python}" -m pytest -p no:cacheprovider \
   tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/reliability \
   tests/test_cards_shuffle.py tests/test_scenarios.py tests/test_codec_wire.py \
-  tests/test_codec_cache.py tests/test_native_init.py "$@"
+  tests/test_codec_cache.py tests/test_hot_objects.py "$@"

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from referee.codec import all_codecs
 from referee.codec.common import (
+    CARD_MESSAGES,
+    CardField,
     WireError,
     encode_scoreboard,
     field_span,
@@ -305,3 +307,50 @@ def test_the_scoreboard_written_in_wire_format_is_the_message(board: Scoreboard)
     encode_scoreboard(board, written)
     assert written == field_by_field(board)
     assert common_pb2.Scoreboard.FromString(scoreboard_bytes(board)) == written
+
+
+# Every repeated Card field the codecs write from card codes (CardField).
+def _card_fields() -> list[CardField]:
+    from referee.codec import earl_of_coventry as earl_codec
+    from referee.codec import ecarte as ecarte_codec
+
+    return [
+        v for m in (earl_codec, ecarte_codec) for v in vars(m).values() if isinstance(v, CardField)
+    ]
+
+
+CARD_FIELDS = _card_fields()
+
+
+def test_every_card_field_of_the_codecs_is_tested() -> None:
+    assert len({(f.message, f.name) for f in CARD_FIELDS}) == len(CARD_FIELDS) == 12
+
+
+@pytest.mark.parametrize(
+    "card_field", CARD_FIELDS, ids=[f"{f.message.__name__}.{f.name}" for f in CARD_FIELDS]
+)
+@settings(max_examples=30)
+@given(
+    before=st.lists(st.integers(0, 51), max_size=3),
+    codes=st.lists(st.integers(0, 51), max_size=13),
+)
+def test_card_fields_write_what_protobuf_writes(
+    card_field: CardField, before: list[int], codes: list[int]
+) -> None:
+    """A CardField appends the Card messages of the codes (repeats and all) after what
+    the field already holds: the message protobuf's own extend makes, byte for byte."""
+    ours, theirs = card_field.message(), card_field.message()
+    for m in (ours, theirs):
+        getattr(m, card_field.name).extend([CARD_MESSAGES[c] for c in before])
+    card_field.add(ours, codes)
+    getattr(theirs, card_field.name).extend([CARD_MESSAGES[c] for c in codes])
+    assert ours == theirs
+    deterministic = {"deterministic": True}
+    assert ours.SerializeToString(**deterministic) == theirs.SerializeToString(**deterministic)
+
+
+def test_a_card_field_must_be_a_repeated_card_field() -> None:
+    with pytest.raises(TypeError, match="not a repeated Card field"):
+        CardField(epb.EcarteSeatView, "card_count")
+    with pytest.raises(TypeError, match="not a repeated Card field"):
+        CardField(epb.EcarteKingTurned, "card")  # a single card

@@ -11,9 +11,9 @@ from referee.cards import FULL_MASK
 from referee.codec.common import (
     CARD_MESSAGES,
     MAX_CALL_LENGTH,
+    CardField,
     ConfigDecoder,
     WireError,
-    add_cards,
     card_code,
     check_enum,
     checked,
@@ -63,6 +63,11 @@ from referee.games.earl_of_coventry.state import (
 )
 from referee.v1 import earl_of_coventry_pb2 as pb
 from referee.v1 import referee_pb2
+
+# The repeated Card fields written from card codes (CardField).
+_SEAT_HAND: Final = CardField(pb.EarlOfCoventrySeatView, "hand")
+_PLAYED: Final = CardField(pb.EarlOfCoventryView, "played")
+_DRAW_CARDS: Final = CardField(pb.EarlOfCoventryCutDraw, "cards")
 
 GAME_STATE_FIELD: Final = referee_pb2.GameState.DESCRIPTOR.fields_by_name["earl_of_coventry"].number
 PHASES: Final[dict[int, Phase]] = {int(p): p for p in Phase}
@@ -468,7 +473,7 @@ class EarlOfCoventryCodec:
                 sv.card_count = seat.card_count
             if seat.hand is not None:
                 sv.hand_visible = True
-                add_cards(sv.hand, seat.hand)
+                _SEAT_HAND.add(sv, seat.hand)
             if seat.rounds_won:
                 sv.rounds_won = seat.rounds_won
             if seat.counters:
@@ -478,7 +483,7 @@ class EarlOfCoventryCodec:
             if seat.dealt_in:
                 sv.dealt_in = True
         if view.played:
-            add_cards(v.played, view.played)
+            _PLAYED.add(v, view.played)
         if view.pool:
             v.pool = view.pool
         if view.tiebreak:
@@ -502,7 +507,7 @@ def _dealer_cut(e: DealerCut, out: pb.EarlOfCoventryEvent) -> None:
     m = out.dealer_cut
     m.dealer = e.dealer
     for seat, cards in enumerate(e.draws):
-        add_cards(m.draws.add(seat=seat).cards, cards)
+        _DRAW_CARDS.add(m.draws.add(seat=seat), cards)
 
 
 def _round_dealt(e: RoundDealt, out: pb.EarlOfCoventryEvent) -> None:

@@ -16,9 +16,9 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from referee.cards import ECARTE_MASK, name
 from referee.codec.common import (
     CARD_MESSAGES,
+    CardField,
     ConfigDecoder,
     WireError,
-    add_cards,
     card_code,
     check_enum,
     checked,
@@ -73,6 +73,17 @@ from referee.games.ecarte.state import (
 )
 from referee.v1 import ecarte_pb2 as pb
 from referee.v1 import referee_pb2
+
+# The repeated Card fields written from card codes (CardField).
+_DISCARD_CARDS: Final = CardField(pb.EcarteDiscard, "cards")
+_DRAW_CARDS: Final = CardField(pb.EcarteCutDraw, "cards")
+_DEALT_CARDS: Final = CardField(pb.EcarteHandDealt, "cards")
+_EXCHANGED_DISCARDED: Final = CardField(pb.EcarteExchanged, "discarded")
+_EXCHANGED_DRAWN: Final = CardField(pb.EcarteExchanged, "drawn")
+_TRICK_WON_CARDS: Final = CardField(pb.EcarteTrickWon, "cards")
+_SEAT_HAND: Final = CardField(pb.EcarteSeatView, "hand")
+_SEAT_DISCARDS: Final = CardField(pb.EcarteSeatView, "discards")
+_TRICK_CARDS: Final = CardField(pb.EcarteTrickView, "cards")
 
 _SIMPLE_ACTIONS: Final = {
     "propose": ActionKind.PROPOSE,
@@ -518,7 +529,7 @@ class EcarteCodec:
         if kind is ActionKind.PLAY:
             a.play.card.CopyFrom(CARD_MESSAGES[action.card])
         elif kind is ActionKind.DISCARD:
-            add_cards(a.discard.cards, action.cards)
+            _DISCARD_CARDS.add(a.discard, action.cards)
         elif kind is ActionKind.WAGER:
             a.wager.seat = action.seat
             a.wager.amount = action.amount
@@ -562,12 +573,12 @@ class EcarteCodec:
                 sits_out=seat.sits_out,
             )
             if seat.hand is not None:
-                add_cards(sv.hand, seat.hand)
+                _SEAT_HAND.add(sv, seat.hand)
             if seat.discards is not None:
-                add_cards(sv.discards, seat.discards)
+                _SEAT_DISCARDS.add(sv, seat.discards)
         for t in view.tricks:
             tv = v.tricks.add(leader=t.leader)
-            add_cards(tv.cards, t.cards)
+            _TRICK_CARDS.add(tv, t.cards)
             if t.winner != NO_SEAT:
                 tv.winner = t.winner
         if view.king_announced != NO_SEAT:
@@ -591,7 +602,7 @@ def _dealer_cut(e: DealerCut, out: pb.EcarteEvent) -> None:
     m = out.dealer_cut
     m.dealer = e.dealer
     for seat, cards in enumerate(e.draws):
-        add_cards(m.draws.add(seat=seat).cards, cards)
+        _DRAW_CARDS.add(m.draws.add(seat=seat), cards)
 
 
 def _dealt(e: Dealt, out: pb.EcarteEvent) -> None:
@@ -604,7 +615,7 @@ def _dealt(e: Dealt, out: pb.EcarteEvent) -> None:
     m.turn_up.CopyFrom(CARD_MESSAGES[e.turn_up])
     m.stock_size = e.stock_size
     for seat, (size, cards) in enumerate(zip(e.hand_sizes, e.hands, strict=True)):
-        add_cards(m.hands.add(seat=seat, card_count=size).cards, cards)
+        _DEALT_CARDS.add(m.hands.add(seat=seat, card_count=size), cards)
 
 
 def _king_turned(e: KingTurned, out: pb.EcarteEvent) -> None:
@@ -628,8 +639,8 @@ def _exchanged(e: Exchanged, out: pb.EcarteEvent) -> None:
     m = out.exchanged
     m.seat = e.seat
     m.count = e.count
-    add_cards(m.discarded, e.discarded)
-    add_cards(m.drawn, e.drawn)
+    _EXCHANGED_DISCARDED.add(m, e.discarded)
+    _EXCHANGED_DRAWN.add(m, e.drawn)
     m.stock_left = e.stock_left
 
 
@@ -648,7 +659,7 @@ def _trick_won(e: TrickWon, out: pb.EcarteEvent) -> None:
     m.trick = e.trick
     m.seat = e.seat
     m.leader = e.leader
-    add_cards(m.cards, e.cards)
+    _TRICK_WON_CARDS.add(m, e.cards)
 
 
 def _deal_scored(e: DealScored, out: pb.EcarteEvent) -> None:

@@ -89,6 +89,8 @@ class Viewer:
 
     @staticmethod
     def of_seat(seat: int) -> Viewer:
+        if 0 <= seat < len(_SEAT_VIEWERS):
+            return _SEAT_VIEWERS[seat]
         return Viewer(ViewerKind.SEAT, seat)
 
     @staticmethod
@@ -96,6 +98,7 @@ class Viewer:
         return Viewer(ViewerKind.SPECTATOR, -1, spectator)
 
 
+_SEAT_VIEWERS: Final = tuple(Viewer(ViewerKind.SEAT, s) for s in range(16))
 PUBLIC_VIEWER: Final = Viewer(ViewerKind.PUBLIC)
 
 

@@ -486,9 +486,13 @@ EcarteEvent = (
 
 
 # ---------------------------------------------------------------- views
+#
+# Views are made on every request that asks for one: plain slotted dataclasses with their
+# __init__ written out, compiled (referee.games.base, above SeatScore); treat them as
+# immutable all the same.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False)
 class SeatView:
     """One seat as a viewer sees it. ``hand`` and ``discards`` are ``None`` when hidden."""
 
@@ -503,8 +507,32 @@ class SeatView:
     chips: int
     sits_out: bool
 
+    def __init__(
+        self,
+        seat: int,
+        card_count: int,
+        hand: tuple[int, ...] | None,
+        discard_count: int,
+        discards: tuple[int, ...] | None,
+        tricks_won: int,
+        points: int,
+        games_won: int,
+        chips: int,
+        sits_out: bool,
+    ) -> None:
+        self.seat = seat
+        self.card_count = card_count
+        self.hand = hand
+        self.discard_count = discard_count
+        self.discards = discards
+        self.tricks_won = tricks_won
+        self.points = points
+        self.games_won = games_won
+        self.chips = chips
+        self.sits_out = sits_out
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, init=False)
 class TrickView:
     """A trick of the deal: ``cards`` in order of play; ``winner`` -1 while open."""
 
@@ -512,8 +540,13 @@ class TrickView:
     cards: tuple[int, ...]
     winner: int
 
+    def __init__(self, leader: int, cards: tuple[int, ...], winner: int) -> None:
+        self.leader = leader
+        self.cards = cards
+        self.winner = winner
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, init=False)
 class EcarteView:
     config: EcarteConfig
     phase: Phase
@@ -533,3 +566,43 @@ class EcarteView:
     wagers: tuple[Wager, ...]
     spectators: tuple[SpectatorNet, ...]
     winner: int
+
+    def __init__(
+        self,
+        config: EcarteConfig,
+        phase: Phase,
+        deal: int,
+        game: int,
+        dealer: int,
+        elder: int,
+        responder: int,
+        turn: int,
+        turn_up: int,
+        trump: int,
+        stock_count: int,
+        seats: tuple[SeatView, ...],
+        tricks: tuple[TrickView, ...],
+        king_announced: int,
+        original_hands: bool,
+        wagers: tuple[Wager, ...],
+        spectators: tuple[SpectatorNet, ...],
+        winner: int,
+    ) -> None:
+        self.config = config
+        self.phase = phase
+        self.deal = deal
+        self.game = game
+        self.dealer = dealer
+        self.elder = elder
+        self.responder = responder
+        self.turn = turn
+        self.turn_up = turn_up
+        self.trump = trump
+        self.stock_count = stock_count
+        self.seats = seats
+        self.tricks = tricks
+        self.king_announced = king_announced
+        self.original_hands = original_hands
+        self.wagers = wagers
+        self.spectators = spectators
+        self.winner = winner

@@ -1,4 +1,6 @@
-"""Classes built on every request have their ``__init__`` written out (``@dataclass(...,
+"""Objects of the rules core that every request makes or uses.
+
+Classes built on every request have their ``__init__`` written out (``@dataclass(...,
 init=False)``: compiled, it is native code; referee.games.base, above SeatScore). Each
 such ``__init__`` must take exactly the dataclass's fields, in order, and store each one
 under its own name, and a ``clone()`` must pass every field in order: checked on the
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.games.base import Scoreboard, SeatScore
+from referee.games.base import Actor, ActorKind, Scoreboard, SeatScore, Viewer, ViewerKind
 from referee.games.earl_of_coventry.rules import RULES as EARL
 from referee.games.earl_of_coventry.state import EarlConfig
 from referee.games.ecarte.rules import RULES as ECARTE
@@ -108,3 +110,14 @@ def test_clone_is_an_equal_copy(game: str) -> None:
     assert copy == state and copy is not state
     for f in dataclasses.fields(state):
         assert getattr(copy, f.name) is getattr(state, f.name)
+
+
+def test_seats_acting_and_looking_are_shared_instances() -> None:
+    """Actor.of_seat and Viewer.of_seat hand out prebuilt (frozen) instances for the
+    seats a table can have, equal to new ones; any other seat gets a new one."""
+    for seat in (0, 1, 12, 15, 16, 40):
+        actor, viewer = Actor.of_seat(seat), Viewer.of_seat(seat)
+        assert actor == Actor(ActorKind.SEAT, seat) and viewer == Viewer(ViewerKind.SEAT, seat)
+        shared = seat < 16
+        assert (actor is Actor.of_seat(seat)) is shared
+        assert (viewer is Viewer.of_seat(seat)) is shared
