@@ -13,12 +13,8 @@ import argparse
 import timeit
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
-from workload import CONFIGS, REFEREE, SEED, build, mid_game  # bench/ is on sys.path
-
-from referee.v1 import common_pb2
-from referee.v1 import referee_pb2 as pb
+from workload import build, rpc_requests  # bench/ is on sys.path
 
 
 def per_call(fn: Callable[[], object], calls: int) -> float:
@@ -33,33 +29,9 @@ def main() -> None:
     print(f"build: {build()}")
     print(f"{'game':18} {'RPC':36} {'us/call':>8}")
     for game in ("earl_of_coventry", "ecarte"):
-        state, action = mid_game(game)
-        viewer = common_pb2.Viewer(seat=action.actor.seat)
-        requests: list[tuple[str, Callable[[Any], object], object]] = [
-            (
-                "ApplyAction",
-                REFEREE.apply_action,
-                pb.ApplyActionRequest(state=state, action=action),
-            ),
-            (
-                "ApplyAction + actor's view",
-                REFEREE.apply_action,
-                pb.ApplyActionRequest(state=state, action=action, views=[viewer]),
-            ),
-            (
-                "LegalActions (seat on turn)",
-                REFEREE.legal_actions,
-                pb.LegalActionsRequest(state=state),
-            ),
-            (
-                "ViewState (a seat)",
-                REFEREE.view_state,
-                pb.ViewStateRequest(state=state, viewer=viewer),
-            ),
-            ("NewGame", REFEREE.new_game, pb.NewGameRequest(config=CONFIGS[game], seed=SEED)),
-        ]
+        requests = rpc_requests(game)
         for name, rpc, request in requests:
-            call = partial(_call, rpc, type(request), request.SerializeToString())  # type: ignore[attr-defined]
+            call = partial(_call, rpc, type(request), request.SerializeToString())
             print(f"{game:18} {name:36} {per_call(call, args.calls):8.1f}")
 
 

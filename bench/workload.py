@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from referee.codec import all_codecs
@@ -41,6 +42,28 @@ def apply_request(game: str) -> pb.ApplyActionRequest:
     return pb.ApplyActionRequest(
         state=state, action=action, views=[common_pb2.Viewer(seat=action.actor.seat)]
     )
+
+
+def rpc_requests(game: str) -> list[tuple[str, Callable[[Any], Any], Any]]:
+    """(name, the Referee's method, request) of each RPC the in-process benchmarks
+    measure on ``game`` (``bench/inprocess.py``, ``bench/instructions.py``)."""
+    state, action = mid_game(game)
+    viewer = common_pb2.Viewer(seat=action.actor.seat)
+    return [
+        ("ApplyAction", REFEREE.apply_action, pb.ApplyActionRequest(state=state, action=action)),
+        (
+            "ApplyAction + actor's view",
+            REFEREE.apply_action,
+            pb.ApplyActionRequest(state=state, action=action, views=[viewer]),
+        ),
+        ("LegalActions (seat on turn)", REFEREE.legal_actions, pb.LegalActionsRequest(state=state)),
+        (
+            "ViewState (a seat)",
+            REFEREE.view_state,
+            pb.ViewStateRequest(state=state, viewer=viewer),
+        ),
+        ("NewGame", REFEREE.new_game, pb.NewGameRequest(config=CONFIGS[game], seed=SEED)),
+    ]
 
 
 def long_log(

@@ -6,7 +6,7 @@
 #   Go 1.19 and Go libraries Debian's golang-* packages; the Go module builds offline
 #                            from them (clients/go/vendor-debian.sh), no module proxy
 #   protoc-gen-go(-grpc)     Debian's plugins, for scripts/generate.sh
-#   gcc, h2load              the compiled build's tests, the benchmark scripts' check
+#   gcc, h2load, valgrind    the compiled build's tests, the benchmark scripts' check
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +18,7 @@ APT_PACKAGES=(
   protoc-gen-go
   protoc-gen-go-grpc
   nghttp2-client  # h2load, for the check that the benchmark scripts run (tests/test_bench.py)
+  valgrind        # callgrind, for bench/instructions.py (the same check)
   gcc             # the compiled build (mypyc) that scripts/test-compiled.sh tests
   libc6-dev
 )

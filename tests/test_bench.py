@@ -38,6 +38,14 @@ def test_inprocess_bench_runs() -> None:
     assert out.count("ApplyAction + actor's view") == 2, out
 
 
+def test_instructions_bench_runs() -> None:
+    if shutil.which("valgrind") is None:
+        pytest.fail("valgrind is missing: apt-get install valgrind (CI installs it)")
+    out = run("instructions.py", "--games", "ecarte", "--rpcs", "ApplyAction", "--calls", "20")
+    row = re.search(r"^ecarte\s+ApplyAction\s+([\d,]+)$", out, re.MULTILINE)
+    assert row and int(row.group(1).replace(",", "")) > 1000, out
+
+
 def test_replay_bench_runs_and_agrees_over_the_wire() -> None:
     # The script asserts that in-process and over-the-wire replays end on the same hash.
     out = run("replay.py", "--actions", "300", "--rounds", "1")

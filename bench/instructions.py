@@ -1,0 +1,89 @@
+"""Instructions per call of the referee's own work, counted by valgrind's callgrind: the
+in-process RPCs of ``bench/inprocess.py`` (request parsed, the Referee's method, response
+serialized), each the same bytes on every run.
+
+    python bench/instructions.py [--games earl_of_coventry ecarte] [--rpcs ApplyAction ...]
+                                 [--calls 400]
+
+A timing moves by 20 % and more between runs on a shared VM; an instruction count of the
+same build, inputs and environment moves by well under 1 % (string hashing, whose seed is
+fixed here, and memory addresses are all that vary). So this is the figure that shows a
+change of a few percent in the referee's own cost, on any machine. It is not a time:
+cache misses, which dominate inside a loaded server (docs/benchmarks.md), are not in it.
+
+Each figure is the difference between two runs of a child process under callgrind, one
+making ``--calls`` more calls than the other after the same warm-up, divided by
+``--calls``: start-up, imports and warm-up cancel out. Needs valgrind (Debian
+``valgrind``); each run takes some tens of seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from workload import build, rpc_requests  # bench/ is on sys.path
+
+BENCH = str(Path(__file__).resolve().parent)
+WARM_UP = 300
+
+# The child: the request ``name`` of game argv[2], WARM_UP calls, then argv[4] calls.
+CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from workload import rpc_requests
+name, rpc, request = next(r for r in rpc_requests(sys.argv[2]) if r[0] == sys.argv[3])
+kind, data = type(request), request.SerializeToString()
+for _ in range(int(sys.argv[5]) + int(sys.argv[4])):
+    rpc(kind.FromString(data)).SerializeToString()
+"""
+
+
+def collected(game: str, rpc: str, calls: int) -> int:
+    """Instructions callgrind counted in a child making WARM_UP + ``calls`` calls."""
+    cmd = [
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+        sys.executable, "-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP),
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stderr
+    match = re.search(r"Collected : (\d+)", out)
+    if match is None:
+        raise RuntimeError(f"callgrind printed no count:\n{out[-2000:]}")
+    return int(match.group(1))
+
+
+def per_call(game: str, rpc: str, calls: int) -> float:
+    return (collected(game, rpc, calls) - collected(game, rpc, 0)) / calls
+
+
+def main() -> None:
+    names = [name for name, _, _ in rpc_requests("ecarte")]
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", nargs="+", default=["earl_of_coventry", "ecarte"])
+    parser.add_argument(
+        "--rpcs", nargs="+", choices=names, default=names[:3], help="the requests to count"
+    )
+    parser.add_argument("--calls", type=int, default=400, help="the calls counted per figure")
+    args = parser.parse_args()
+    if not shutil.which("valgrind"):
+        sys.exit("valgrind not found: apt-get install valgrind")
+    rpcs = " ".join(repr(x) if " " in x else x for x in args.rpcs)
+    print(
+        f"command: python bench/instructions.py --games {' '.join(args.games)} "
+        f"--rpcs {rpcs} --calls {args.calls}"
+    )
+    print(f"build: {build()}")
+    print(f"{'game':18} {'RPC':36} {'instructions/call':>18}")
+    for game in args.games:
+        for rpc in args.rpcs:
+            print(f"{game:18} {rpc:36} {per_call(game, rpc, args.calls):18,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
