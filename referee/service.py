@@ -31,6 +31,7 @@ from referee.codec.common import (
     encode_scoreboard,
     encode_viewer,
     encode_violations,
+    repeated_entries,
 )
 from referee.errors import RequestError, invalid
 from referee.games.base import PUBLIC_VIEWER, ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
@@ -53,6 +54,7 @@ MAX_VERSION = 2**64 - 1  # GameState.version is a uint64: no state has this vers
 LAST_VERSION = MAX_VERSION - 1  # the last a state may have: nothing may be applied to it
 
 _VERDICT_NAMES = {1: "accepted", 2: "rejected", 3: "penalized"}
+_ACTIONS_FIELD = referee_pb2.LegalActionsResponse.DESCRIPTOR.fields_by_name["actions"].number
 
 
 @dataclass(slots=True)
@@ -464,8 +466,7 @@ class Referee:
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
         response = referee_pb2.LegalActionsResponse()
-        for action in actions:
-            codec.encode_action(action, response.actions.add())
+        response.MergeFromString(repeated_entries(_ACTIONS_FIELD, map(codec.action_bytes, actions)))
         return response
 
     def view_state(self, request: referee_pb2.ViewStateRequest) -> referee_pb2.ViewStateResponse:

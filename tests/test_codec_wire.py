@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from referee.codec import all_codecs
@@ -24,6 +24,7 @@ from referee.codec.common import (
     read_packed,
     read_scalars,
     read_varint,
+    repeated_entries,
     scoreboard_bytes,
     signed,
     skip_field,
@@ -354,3 +355,56 @@ def test_a_card_field_must_be_a_repeated_card_field() -> None:
         CardField(epb.EcarteSeatView, "card_count")
     with pytest.raises(TypeError, match="not a repeated Card field"):
         CardField(epb.EcarteKingTurned, "card")  # a single card
+
+
+@settings(max_examples=50)
+@given(calls=st.lists(st.text(max_size=300), max_size=6))
+@example(calls=["x" * 200, "", "y" * 1000])  # 2-byte length prefixes, an empty call
+def test_repeated_entries_are_what_protobuf_writes(calls: list[str]) -> None:
+    """repeated_entries: serialized messages appended to a repeated field, as protobuf's
+    extend appends them (entries of any length: 1- and 2-byte length prefixes)."""
+    actions = [pb.Action(earl_of_coventry={"play": {"call": c}}) for c in calls]
+    number = pb.LegalActionsResponse.DESCRIPTOR.fields_by_name["actions"].number
+    ours = pb.LegalActionsResponse(actions=[pb.Action()])  # after what the field holds
+    ours.MergeFromString(repeated_entries(number, [a.SerializeToString() for a in actions]))
+    assert ours == pb.LegalActionsResponse(actions=[pb.Action(), *actions])
+
+
+def _earl_action_by_setters(action: Any) -> pb.Action:
+    """Earl of Coventry's Action message, written field by field (the reference)."""
+    from referee.codec.common import encode_actor
+    from referee.games.earl_of_coventry.state import ActionKind
+
+    out = pb.Action()
+    encode_actor(action.actor, out.actor)
+    a = out.earl_of_coventry
+    if action.kind is ActionKind.PLAY:
+        a.play.card.CopyFrom(CARD_MESSAGES[action.card])
+        a.play.call = action.call
+    elif action.kind is ActionKind.PASS:
+        getattr(a, "pass").SetInParent()
+    elif action.kind is ActionKind.NEXT_ROUND:
+        a.next_round.SetInParent()
+    else:
+        a.end_session.SetInParent()
+    return out
+
+
+@pytest.mark.parametrize("game", ["earl_of_coventry", "ecarte"])
+def test_legal_actions_are_the_messages_written_field_by_field(game: str) -> None:
+    """LegalActions merges each action's remembered bytes (codec.action_bytes) into the
+    response: the same actions, in the same order, as protobuf's setters write them."""
+    codec = REFEREE.codecs[game]
+    offered = 0
+    for msg in playout_states(game, 60):
+        state = decode(msg)
+        expected = pb.LegalActionsResponse()
+        for action in codec.rules.legal_actions(state, None):
+            if game == "earl_of_coventry":
+                expected.actions.append(_earl_action_by_setters(action))
+            else:
+                codec.encode_action(action, expected.actions.add())  # setters (Écarté)
+        got = REFEREE.legal_actions(pb.LegalActionsRequest(state=msg))
+        assert got == expected
+        offered += len(got.actions)
+    assert offered > 60

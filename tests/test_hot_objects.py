@@ -12,12 +12,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from referee.games.base import Actor, ActorKind, Scoreboard, SeatScore, Viewer, ViewerKind
 from referee.games.earl_of_coventry.rules import RULES as EARL
-from referee.games.earl_of_coventry.state import EarlConfig
+from referee.games.earl_of_coventry.state import ActionKind as EarlActionKind
+from referee.games.earl_of_coventry.state import EarlAction, EarlConfig
 from referee.games.ecarte.rules import RULES as ECARTE
 from referee.games.ecarte.state import EcarteConfig
 
@@ -121,3 +123,33 @@ def test_seats_acting_and_looking_are_shared_instances() -> None:
         shared = seat < 16
         assert (actor is Actor.of_seat(seat)) is shared
         assert (viewer is Viewer.of_seat(seat)) is shared
+
+
+@pytest.mark.parametrize(
+    ("base", "changes"),
+    [
+        (Actor(ActorKind.SEAT, 1), {"kind": ActorKind.SPECTATOR, "seat": 3, "spectator": "x"}),
+        (
+            EarlAction(Actor.of_seat(1), EarlActionKind.PLAY, 5, "a"),
+            {"actor": Actor.of_seat(2), "kind": EarlActionKind.PASS, "card": 7, "call": "b"},
+        ),
+    ],
+    ids=["Actor", "EarlAction"],
+)
+def test_written_out_equality_compares_every_field(base: Any, changes: dict[str, Any]) -> None:
+    """Actor's and EarlAction's __eq__ and __hash__ are their own (compiled; they key the
+    codecs' caches): equal exactly when every field is, hashed alike when equal, and a
+    field changed alone makes another value."""
+    cls = type(base)
+    assert set(changes) == {f.name for f in dataclasses.fields(cls)}  # every field tried
+    for method in ("__eq__", "__hash__"):
+        assert getattr(cls.__dict__[method], "__qualname__", cls.__name__) == (
+            f"{cls.__name__}.{method}"
+        )
+    same = dataclasses.replace(base)
+    assert same is not base and same == base and hash(same) == hash(base)
+    assert base != (base,) and base != "x"  # another type: never equal
+    for name, value in changes.items():
+        other = dataclasses.replace(base, **{name: value})
+        assert other != base and base != other, name
+        assert dataclasses.replace(other, **{name: getattr(base, name)}) == base, name

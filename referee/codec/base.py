@@ -48,6 +48,11 @@ class GameCodec(Protocol):
 
     def encode_action(self, action: Any, out: referee_pb2.Action) -> None: ...
 
+    def action_bytes(self, action: Any) -> bytes:
+        """``action`` as a serialized ``referee.v1.Action`` (what :meth:`encode_action`
+        writes, deterministic); remembered, actions repeat."""
+        ...
+
     def encode_events(
         self, events: Sequence[Any], out: RepeatedCompositeFieldContainer[referee_pb2.Event]
     ) -> None: ...

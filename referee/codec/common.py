@@ -405,6 +405,22 @@ def _write_packed(out: list[int], tag: int, values: Iterable[int]) -> None:
         _write_nested(out, tag, body)
 
 
+def repeated_entries(number: int, payloads: Iterable[bytes]) -> bytes:
+    """``payloads`` (serialized messages) as entries of the repeated message field
+    ``number``: merged into the message holding the field, appended to it in one call."""
+    tag: list[int] = []
+    _write_varint(tag, number << 3 | 2)
+    prefix = bytes(tag)
+    out: list[bytes] = []
+    for payload in payloads:
+        length: list[int] = []
+        _write_varint(length, len(payload))
+        out.append(prefix)
+        out.append(bytes(length))
+        out.append(payload)
+    return b"".join(out)
+
+
 def scoreboard_bytes(board: Scoreboard) -> bytes:
     """``board`` serialized as a ``referee.v1.Scoreboard``, written directly in the wire
     format: a few times cheaper than setting a message's fields one by one, and parsed

@@ -84,8 +84,8 @@ class EarlOfCoventryCodec:
 
     def __init__(self) -> None:
         self._configs = ConfigDecoder(self._build_config, self._encode_config)
-        # Encoded actions of LegalActions, by rules action.
-        self._actions: dict[EarlAction, referee_pb2.Action] = {}
+        # Serialized actions (action_bytes), by rules action.
+        self._actions: dict[EarlAction, bytes] = {}
         # Decoded actions, by their serialized form.
         self._decoded: dict[bytes, EarlAction] = {}
 
@@ -419,11 +419,14 @@ class EarlOfCoventryCodec:
         raise InvalidInput.one(apath, "must be a play, a pass, next_round or end_session")
 
     def encode_action(self, action: EarlAction, out: referee_pb2.Action) -> None:
+        out.MergeFromString(self.action_bytes(action))
+
+    def action_bytes(self, action: EarlAction) -> bytes:
         cached = self._actions.get(action)
         if cached is None:
-            cached = referee_pb2.Action()
-            encode_actor(action.actor, cached.actor)
-            a = cached.earl_of_coventry
+            msg = referee_pb2.Action()
+            encode_actor(action.actor, msg.actor)
+            a = msg.earl_of_coventry
             kind = action.kind
             if kind is ActionKind.PLAY:
                 a.play.card.CopyFrom(CARD_MESSAGES[action.card])
@@ -434,8 +437,8 @@ class EarlOfCoventryCodec:
                 a.next_round.SetInParent()
             else:
                 a.end_session.SetInParent()
-            remember(self._actions, action, cached)
-        out.CopyFrom(cached)
+            cached = remember(self._actions, action, msg.SerializeToString(deterministic=True))
+        return cached
 
     # ------------------------------------------------------------ events
 

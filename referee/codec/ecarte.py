@@ -130,6 +130,8 @@ class EcarteCodec:
         self._configs = ConfigDecoder(self._build_config, self._encode_config)
         # Decoded actions, by their serialized form (actions repeat: decode each once).
         self._decoded: dict[bytes, EcarteAction] = {}
+        # Serialized actions (action_bytes), by action.
+        self._actions: dict[EcarteAction, bytes] = {}
 
     # ------------------------------------------------------------ config
 
@@ -536,6 +538,14 @@ class EcarteCodec:
             a.wager.amount_max = action.amount_max
         else:
             getattr(a, _SIMPLE_NAMES[kind]).SetInParent()
+
+    def action_bytes(self, action: EcarteAction) -> bytes:
+        cached = self._actions.get(action)
+        if cached is None:
+            msg = referee_pb2.Action()
+            self.encode_action(action, msg)
+            cached = remember(self._actions, action, msg.SerializeToString(deterministic=True))
+        return cached
 
     # ------------------------------------------------------------ events
 

@@ -51,6 +51,21 @@ class Actor:
     seat: int = -1
     spectator: str = ""
 
+    # Written out (the dataclass keeps them): compiled, where the generated ones are
+    # interpreted; actions holding an actor are dictionary keys on every request.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Actor)
+        return (
+            self.kind == other.kind
+            and self.seat == other.seat
+            and self.spectator == other.spectator
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.seat, self.spectator))
+
     @staticmethod
     def of_seat(seat: int) -> Actor:
         if 0 <= seat < len(_SEAT_ACTORS):

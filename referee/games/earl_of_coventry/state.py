@@ -134,6 +134,22 @@ class EarlAction:
     card: int = -1
     call: str = ""
 
+    # Written out (the dataclass keeps them): compiled, where the generated ones are
+    # interpreted; the codec's cache of action messages is keyed by actions.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, EarlAction)
+        return (
+            self.actor == other.actor
+            and self.kind == other.kind
+            and self.card == other.card
+            and self.call == other.call
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.actor, self.kind, self.card, self.call))
+
 
 @dataclass(slots=True, init=False)
 class EarlState:
