@@ -289,11 +289,8 @@ class CardField:
             raise TypeError(f"{message.__name__}.{name} is not a repeated Card field")
         self.message = message
         self.name = name
-        tag: list[int] = []
-        _write_varint(tag, field.number << 3 | 2)
         self.entries: tuple[bytes, ...] = tuple(
-            bytes(tag) + bytes((len(body),)) + body
-            for body in (m.SerializeToString() for m in CARD_MESSAGES)
+            repeated_entries(field.number, [m.SerializeToString()]) for m in CARD_MESSAGES
         )
 
     def add(self, out: Message, codes: Iterable[int]) -> None:
