@@ -74,13 +74,20 @@ CURRENT_CALL: ContextVar[CallInfo | None] = ContextVar("referee_call", default=N
 
 @dataclass(slots=True)
 class Opened:
-    """A state received in a request, decoded and checked."""
+    """A state received in a request, decoded and checked; ``data`` is its canonical
+    serialization."""
 
     codec: GameCodec
     state: Any
     msg: referee_pb2.GameState
-    hash: bytes
+    data: bytes
     sealed: bytes = b""
+
+    @property
+    def hash(self) -> bytes:
+        """The state hash (SHA-256 of ``data``): taken when asked for, since LegalActions
+        never needs it (each RPC asks for it once at most)."""
+        return state_hash_of(self.data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +217,7 @@ class Referee:
             state = codec.decode_state(msg, effective_seed(seed, entropy), path, data)
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
-        return Opened(codec, state, msg, state_hash_of(data), sealed)
+        return Opened(codec, state, msg, data, sealed)
 
     def _unseal(self, token: bytes) -> referee_pb2.GameState:
         if self.keyring is None:
