@@ -62,13 +62,17 @@ class _Clock:
         self.prefix = ""
 
     def __call__(self, _: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
-        now = event.pop(RECORDED_AT, None) or time.time()  # a recorded line's own time
+        # A recorded line's own time, else now.
+        event["timestamp"] = self.stamp(event.pop(RECORDED_AT, None) or time.time())
+        return event
+
+    def stamp(self, now: float) -> str:
         second = int(now)
         if second != self.second:
             self.second = second
             self.prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        event["timestamp"] = f"{self.prefix}.{int((now - second) * 1_000_000):06d}Z"
-        return event
+        micro = int((now - second) * 1_000_000)  # 1e6 when a product rounds up: 6 digits
+        return f"{self.prefix}.{micro if micro < 1_000_000 else 999_999:06d}Z"
 
 
 def _dumps(event: dict[str, Any], **_: Any) -> str:
@@ -97,12 +101,12 @@ class LineWriter:
     def __init__(
         self,
         stream: TextIO,
-        render: Callable[[str, dict[str, Any]], str] | None = None,
+        render: Callable[[str, dict[str, Any]], bytes] | None = None,
         flusher: bool = True,  # the thread writing out what waits every FLUSH_SECONDS
     ) -> None:
         self._stream = stream
         self._fd = stream.fileno()
-        self._render = render  # (method name, event dict) -> the rendered line
+        self._render = render  # (method name, event dict) -> the line, "\n" included
         self._lock = threading.Lock()
         self._lines: list[bytes | tuple[str, dict[str, Any]]] = []
         self._size = 0
@@ -162,22 +166,24 @@ class LineWriter:
             # lines still go to the descriptor).
             with contextlib.suppress(OSError, ValueError):
                 self._stream.flush()
-            chunk = b""
+            chunk: list[bytes] = []
+            size = 0
             for item in lines:
                 line = item if isinstance(item, bytes) else self._rendered(*item)
-                if chunk and len(chunk) + len(line) > CHUNK_BYTES:
-                    self._write(chunk)
-                    chunk = b""
-                chunk += line
-            self._write(chunk)
+                if size and size + len(line) > CHUNK_BYTES:
+                    self._write(b"".join(chunk))
+                    chunk, size = [], 0
+                chunk.append(line)
+                size += len(line)
+            self._write(b"".join(chunk))
 
     def _rendered(self, method: str, event: dict[str, Any]) -> bytes:
         try:
             assert self._render is not None, "a writer without a renderer records nothing"
-            text = self._render(method, event)
+            return self._render(method, event)
         except Exception as e:  # a line that cannot be rendered must not stop the log
-            text = json.dumps({"event": "log_line_unrenderable", "error": repr(e)})
-        return (text + "\n").encode()
+            line = json.dumps({"event": "log_line_unrenderable", "error": repr(e)})
+            return (line + "\n").encode()
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -231,6 +237,11 @@ _RPC: dict[str, Any] = {"level": logging.INFO, "writer": None}
 to a file descriptor) or None (every line rendered at once, through structlog)."""
 
 
+def rpc_level() -> int:
+    """The least level of the RPC lines written (``configure``'s level)."""
+    return int(_RPC["level"])
+
+
 def rpc_line(fields: dict[str, Any], level: int = logging.INFO) -> None:
     """The one line per RPC (event ``rpc``, logger ``referee.rpc``) at ``level``: in
     production recorded now and rendered with the next batch, else logged at once."""
@@ -246,21 +257,61 @@ def rpc_line(fields: dict[str, Any], level: int = logging.INFO) -> None:
     writer.record(method, fields)
 
 
+def chain_renderer(processors: list[Any]) -> Callable[[str, dict[str, Any]], bytes]:
+    """A recorded line rendered by the processors of ``configure`` (a JSON line)."""
+
+    def render(method: str, event: dict[str, Any]) -> bytes:
+        for processor in processors:
+            event = processor(None, method, event)
+        line: str = event  # type: ignore[assignment]  # the last processor renders a str
+        return (line + "\n").encode()
+
+    return render
+
+
+def rpc_renderer(processors: list[Any]) -> Callable[[str, dict[str, Any]], bytes]:
+    """What the JSON processors of ``configure`` make of a recorded line (``_add_process``,
+    ``add_log_level``, the timestamp, ``format_exc_info``, the JSON), written out: the
+    same bytes for a fifth of the work (one call instead of six; tested against the
+    processors in tests/test_logs.py). A line with ``exc_info`` goes through them."""
+    chain = chain_renderer(processors)
+    stamp = next(p for p in processors if isinstance(p, _Clock)).stamp
+    dumps, option, process, now = orjson.dumps, orjson.OPT_APPEND_NEWLINE, _PROCESS, time.time
+
+    def render(method: str, event: dict[str, Any]) -> bytes:
+        if "exc_info" in event:
+            return chain(method, event)
+        event.update(process)
+        event["level"] = method  # "info" or "debug": add_log_level's name for both
+        event["timestamp"] = stamp(event.pop(RECORDED_AT, None) or now())
+        try:
+            return dumps(event, default=repr, option=option)
+        except TypeError:  # what orjson refuses: _dumps's fallback
+            return (json.dumps(event, default=repr) + "\n").encode()
+
+    return render
+
+
 def _writer_factory(stream: TextIO, buffered: bool, processors: list[Any]) -> Any:
     if not buffered:
         _RPC["writer"] = None
         return structlog.WriteLoggerFactory(stream)
-
-    def render(method: str, event: dict[str, Any]) -> str:
-        for processor in processors:
-            event = processor(None, method, event)
-        return event  # type: ignore[return-value]  # the last processor renders a str
-
-    writer = LineWriter(stream, render)
+    writer = LineWriter(stream, rpc_renderer(processors))
     _WRITERS[:] = [writer]
     _RPC["writer"] = writer
     rpc, other = _Buffered(writer), _Immediate(writer)
     return lambda name=None, *_: rpc if name == RPC_LOGGER else other
+
+
+def json_processors() -> list[Any]:
+    """The structlog processors of a JSON line."""
+    return [
+        _add_process,
+        structlog.processors.add_log_level,
+        _Clock(),
+        structlog.processors.format_exc_info,
+        structlog.processors.JSONRenderer(serializer=_dumps),
+    ]
 
 
 def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = None) -> None:
@@ -274,13 +325,7 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
     except (AttributeError, OSError, ValueError):
         has_fd = False
     if fmt == "json":
-        processors: list[Any] = [
-            _add_process,
-            structlog.processors.add_log_level,
-            _Clock(),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(serializer=_dumps),
-        ]
+        processors = json_processors()
     else:
         processors = [
             _add_process,

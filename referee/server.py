@@ -33,7 +33,7 @@ from referee.auth import TokenSet
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
 from referee.errors import RequestError
-from referee.logs import RPC_LOGGER, get_logger, rpc_line
+from referee.logs import RPC_LOGGER, get_logger, rpc_level, rpc_line
 from referee.sealing import Keyring
 from referee.service import (
     CURRENT_CALL,
@@ -187,6 +187,7 @@ class CallBook:
         self._max_response = max_response_bytes
         # A concrete logger (not the lazy proxy: one attribute lookup less per line).
         self._log = get_logger(RPC_LOGGER).bind()
+        self._log_starts = rpc_level() <= logging.DEBUG  # a call's first line: debug only
         # Request ids made here: unique, not secret (a random prefix per server, a counter).
         self._id_prefix = os.urandom(8).hex()
         self._ids = itertools.count(1)
@@ -284,9 +285,10 @@ class CallBook:
                 break
         if not request_id:
             request_id = f"{self._id_prefix}{next(self._ids):016x}"
-        info = CallInfo(method=short, request_id=request_id)
+        info = CallInfo(short, request_id)
         token = CURRENT_CALL.set(info)
-        self._log.debug("rpc_start", method=short, request_id=request_id)
+        if self._log_starts:
+            self._log.debug("rpc_start", method=short, request_id=request_id)
         context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
         return info, token, start
 
@@ -314,7 +316,7 @@ class CallBook:
         fields: dict[str, Any] = {
             "method": short,
             "status": status,
-            "ms": round(seconds * 1000, 3),
+            "ms": round(seconds * 1_000_000) / 1000,  # whole microseconds (cheaper than ndigits)
             "request_id": info.request_id,
         }
         if info.game:

@@ -14,7 +14,7 @@ import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import grpc
@@ -57,16 +57,25 @@ _VERDICT_NAMES = {1: "accepted", 2: "rejected", 3: "penalized"}
 _ACTIONS_FIELD = referee_pb2.LegalActionsResponse.DESCRIPTOR.fields_by_name["actions"].number
 
 
-@dataclass(slots=True)
 class CallInfo:
-    """What one RPC did, for its log line and metrics (filled by the Referee)."""
+    """What one RPC did, for its log line and metrics (filled by the Referee). One per
+    call: a plain class (no dictionary made for ``extra`` until a field is noted)."""
 
-    method: str
-    game: str = ""
-    verdict: str = ""
-    violations: tuple[str, ...] = ()
-    request_id: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("extra", "game", "method", "request_id", "verdict", "violations")
+
+    def __init__(self, method: str, request_id: str = "") -> None:
+        self.method = method
+        self.game = ""
+        self.verdict = ""
+        self.violations: tuple[str, ...] = ()
+        self.request_id = request_id
+        self.extra: dict[str, Any] | None = None  # more fields for the log line
+
+    def note(self, key: str, value: Any) -> None:
+        """A field for the call's log line (e.g. ``seal_refusal``)."""
+        if self.extra is None:
+            self.extra = {}
+        self.extra[key] = value
 
 
 CURRENT_CALL: ContextVar[CallInfo | None] = ContextVar("referee_call", default=None)
@@ -112,7 +121,7 @@ def _note_seal_refusal(reason: str) -> None:
     metrics.sealed_refusal(reason)
     info = CURRENT_CALL.get()
     if info is not None:
-        info.extra["seal_refusal"] = reason
+        info.note("seal_refusal", reason)
 
 
 def _note(game: str, verdict: int = 0, violations: Sequence[Any] = ()) -> None:

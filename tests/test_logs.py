@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee import logs
 
@@ -23,6 +25,10 @@ def log_file(tmp_path: Path) -> Iterator[Path]:
         yield path
         logs.flush()
     logs.configure("warning", "json")  # as the other tests' processes configure it
+
+
+def _json_line(method: str, event: dict[str, Any]) -> bytes:
+    return f"{json.dumps(event)}\n".encode()
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -70,7 +76,7 @@ def test_many_waiting_lines_are_written_without_a_flush(
     monkeypatch.setattr(logs.time, "monotonic", lambda: 100.0)  # the last write stays new
     path = tmp_path / "log.jsonl"
     with open(path, "w") as stream:
-        writer = logs.LineWriter(stream, lambda method, event: json.dumps(event), False)
+        writer = logs.LineWriter(stream, _json_line, False)
         for i in range(logs.MAX_WAITING - 1):
             writer.record("info", {"request_id": i})
         assert path.read_text() == ""  # waiting
@@ -129,9 +135,70 @@ def test_waiting_lines_are_written_once_the_last_write_is_old(
     monkeypatch.setattr(logs.time, "monotonic", lambda: clock[0])
     path = tmp_path / "log.jsonl"
     with open(path, "w") as stream:
-        writer = logs.LineWriter(stream, lambda method, event: json.dumps(event), False)
+        writer = logs.LineWriter(stream, _json_line, False)
         writer.record("info", {"n": 1})
         assert path.read_text() == ""
         clock[0] += 2 * logs.FLUSH_SECONDS
         writer.record("info", {"n": 2})
         assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [1, 2]
+
+
+class _Opaque:
+    """A value JSON does not know: written as its repr."""
+
+    def __repr__(self) -> str:
+        return "<opaque>"
+
+    def __str__(self) -> str:
+        return "opaque"
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.builds(_Opaque)
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)  # beyond 64 bits: the fallback
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=5) | st.integers(0, 9), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    fields=st.dictionaries(st.text(max_size=10), _json_values, max_size=6),
+    method=st.sampled_from(["info", "debug"]),
+    recorded_at=st.floats(min_value=1, max_value=4e9),  # 0: "now", as in _Clock
+    process=st.sampled_from([{"pid": 7}, {"pid": 7, "worker": 1}, {"pid": 8, "role": "metrics"}]),
+)
+def test_an_rpc_line_is_rendered_as_the_json_processors_render_it(
+    fields: dict[str, Any], method: str, recorded_at: float, process: dict[str, Any]
+) -> None:
+    """The dedicated renderer of recorded lines (rpc_renderer) writes the very bytes the
+    structlog processors of a JSON line write: fields, their order, process fields,
+    level, timestamp, and what orjson refuses."""
+    saved = dict(logs._PROCESS)
+    logs._PROCESS.clear()
+    logs._PROCESS.update(process)
+    try:
+        event = {**fields, "event": "rpc", logs.RECORDED_AT: recorded_at}
+        fast = logs.rpc_renderer(logs.json_processors())(method, dict(event))
+        slow = logs.chain_renderer(logs.json_processors())(method, dict(event))
+    finally:
+        logs._PROCESS.clear()
+        logs._PROCESS.update(saved)
+    assert fast == slow
+
+
+def test_an_rpc_line_with_exc_info_goes_through_the_processors() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError as e:
+        error = e
+    event = {"event": "rpc", "exc_info": error, logs.RECORDED_AT: 1_700_000_000.0}
+    line = json.loads(logs.rpc_renderer(logs.json_processors())("info", event))
+    assert "exc_info" not in line and "ValueError: boom" in line["exception"]
