@@ -183,7 +183,7 @@ def loaded(
     """(calls/s, mean µs of the work inside the server) under saturation; with
     ``runs=2`` the work runs twice in each call and the second run is timed."""
     bench = str(Path(__file__).resolve().parent)
-    cmd = [sys.executable, "-c", SERVER, str(port), work, bench, str(response), engine]
+    cmd = [sys.executable, "-P", "-c", SERVER, str(port), work, bench, str(response), engine]
     cmd.append(str(runs))
     server = subprocess.Popen([*pinned(1), *cmd], stderr=subprocess.PIPE, text=True)
     try:

@@ -44,11 +44,69 @@ for _ in range(int(sys.argv[5]) + int(sys.argv[4])):
 """
 
 
+# The child of ``--stack``: a ListGames call (a prepared answer) through the threads
+# engine's interceptor and handler wrapper (request id, trailing metadata, the log line
+# recorded, rendered and written to /dev/null: argv[2] "info"; filtered out: "warning"),
+# or the servicer alone (argv[1] "servicer"). The grpc context is a stand-in.
+STACK_CHILD = """
+import os, sys
+import grpc
+from referee import logs
+from referee.codec import all_codecs
+from referee.service import Referee, ThreadedRefereeServicer
+from referee.threaded import ThreadCallInterceptor
+from referee.v1 import referee_pb2
+
+logs.configure(sys.argv[2], "json", open(os.devnull, "w"))
+servicer = ThreadedRefereeServicer(Referee(all_codecs()))
+request = referee_pb2.ListGamesRequest()
+metadata = (("user-agent", "grpc-python/1.85"),)
+
+class Details:
+    method = "/referee.v1.RefereeService/ListGames"
+    invocation_metadata = metadata
+
+class Context:
+    def invocation_metadata(self): return metadata
+    def set_trailing_metadata(self, trailing): self.trailing = trailing
+    def is_active(self): return True
+    def code(self): return None
+
+context, details = Context(), Details()
+interceptor = ThreadCallInterceptor(threads=1)
+handler = grpc.unary_unary_rpc_method_handler(servicer.ListGames)
+
+def servicer_only():
+    servicer.ListGames(request, context)
+
+def stack():
+    interceptor.intercept_service(lambda _: handler, details).unary_unary(request, context)
+
+one = servicer_only if sys.argv[1] == "servicer" else stack
+for _ in range(int(sys.argv[4]) + int(sys.argv[3])):
+    one()
+logs.flush()
+"""
+STACK_ROWS = {
+    # row: (child argv[1], argv[2])
+    "servicer alone (ListGames)": ("servicer", "info"),
+    "+ interceptor, request id": ("stack", "warning"),
+    "+ the log line": ("stack", "info"),
+}
+
+
 def collected(game: str, rpc: str, calls: int) -> int:
-    """Instructions callgrind counted in a child making WARM_UP + ``calls`` calls."""
+    """Instructions callgrind counted in a child making WARM_UP + ``calls`` calls (of a
+    request of ``rpc_requests``, or with ``game`` "stack" the row ``rpc`` of STACK_ROWS)."""
+    if game == "stack":
+        args = ["-c", STACK_CHILD, *STACK_ROWS[rpc], str(calls), str(WARM_UP)]
+    else:
+        args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP)]
+    # -P: not the current directory first on sys.path, where a checkout's interpreted
+    # package would shadow the build measured (PYTHONPATH=DIR for a compiled tree).
     cmd = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-        sys.executable, "-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP),
+        sys.executable, "-P", *args,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stderr
@@ -70,19 +128,28 @@ def main() -> None:
         "--rpcs", nargs="+", choices=names, default=names[:3], help="the requests to count"
     )
     parser.add_argument("--calls", type=int, default=400, help="the calls counted per figure")
+    parser.add_argument(
+        "--stack",
+        action="store_true",
+        help="also count the threads engine's serving stack around a call (interceptor, "
+        "request id, trailing metadata, the log line), in-process with a stand-in context",
+    )
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("valgrind not found: apt-get install valgrind")
     rpcs = " ".join(repr(x) if " " in x else x for x in args.rpcs)
     print(
         f"command: python bench/instructions.py --games {' '.join(args.games)} "
-        f"--rpcs {rpcs} --calls {args.calls}"
+        f"--rpcs {rpcs} --calls {args.calls}" + (" --stack" if args.stack else "")
     )
     print(f"build: {build()}")
     print(f"{'game':18} {'RPC':36} {'instructions/call':>18}")
     for game in args.games:
         for rpc in args.rpcs:
             print(f"{game:18} {rpc:36} {per_call(game, rpc, args.calls):18,.0f}", flush=True)
+    if args.stack:
+        for row in STACK_ROWS:
+            print(f"{'serving stack':18} {row:36} {per_call('stack', row, args.calls):18,.0f}")
 
 
 if __name__ == "__main__":

@@ -270,16 +270,16 @@ def measure(
 
     def command(name: str, port: int) -> list[str]:
         if name == "no-op":
-            return [sys.executable, "-c", NOOP, str(port), str(response), BENCH]
+            return [sys.executable, "-P", "-c", NOOP, str(port), str(response), BENCH]
         if name == "no-op threads":
-            return [sys.executable, "-c", NOOP_THREADS, str(port), str(response), BENCH]
+            return [sys.executable, "-P", "-c", NOOP_THREADS, str(port), str(response), BENCH]
         if name == "referee threads":
             return serve_command(port, "--log-format", "json", "--engine", "threads")
         if name == "no-op coalesced":
-            return [sys.executable, "-c", NOOP_COALESCED, str(port), str(response), BENCH]
+            return [sys.executable, "-P", "-c", NOOP_COALESCED, str(port), str(response), BENCH]
         if name in ("stack", "stack threads"):
             engine = "threads" if name == "stack threads" else "asyncio"
-            return [sys.executable, "-c", STACK, str(port), str(response), engine]
+            return [sys.executable, "-P", "-c", STACK, str(port), str(response), engine]
         if name == "referee":
             return serve_command(port, "--log-format", "json", "--engine", "asyncio")
         # As shipped but with coalescing off: what coalescing changes.

@@ -161,6 +161,6 @@ def serve_apply_action_threads(port: int, handler: Any, threads: int = 8) -> Non
 def serve_command(port: int, *options: str, workers: int = 1) -> list[str]:
     """``referee serve`` on 127.0.0.1:``port`` as the benchmarks start it."""
     return [
-        sys.executable, "-m", "referee.cli", "serve", "--workers", str(workers),
+        sys.executable, "-P", "-m", "referee.cli", "serve", "--workers", str(workers),
         "--host", "127.0.0.1", "--port", str(port), *options,
     ]  # fmt: skip

@@ -3,15 +3,33 @@ they keep working, never a timing. Short runs; the numbers are not compared to a
 
 from __future__ import annotations
 
+import atexit
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _decoy() -> Path:
+    """A directory whose ``referee`` package fails on import: the scripts run from there,
+    so a child process (a server, a callgrind run) that would import the package from
+    its working directory instead of the build the script measures fails the test."""
+    path = Path(tempfile.mkdtemp(prefix="bench-cwd-"))
+    atexit.register(shutil.rmtree, path, True)
+    (path / "referee").mkdir()
+    (path / "referee" / "__init__.py").write_text(
+        "raise ImportError('referee imported from the working directory')\n"
+    )
+    return path
+
+
+DECOY = _decoy()
 
 
 def run(*args: str) -> str:
@@ -20,7 +38,7 @@ def run(*args: str) -> str:
         capture_output=True,
         text=True,
         timeout=600,
-        cwd=BENCH.parent,
+        cwd=DECOY,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("command: python bench/"), result.stdout
@@ -41,9 +59,18 @@ def test_inprocess_bench_runs() -> None:
 def test_instructions_bench_runs() -> None:
     if shutil.which("valgrind") is None:
         pytest.fail("valgrind is missing: apt-get install valgrind (CI installs it)")
-    out = run("instructions.py", "--games", "ecarte", "--rpcs", "ApplyAction", "--calls", "20")
+    out = run(
+        "instructions.py", "--games", "ecarte", "--rpcs", "ApplyAction", "--calls", "20", "--stack"
+    )
     row = re.search(r"^ecarte\s+ApplyAction\s+([\d,]+)$", out, re.MULTILINE)
     assert row and int(row.group(1).replace(",", "")) > 1000, out
+    counts = [
+        int(m.group(1).replace(",", ""))
+        for m in re.finditer(r"^serving stack\s+.+?\s+(-?[\d,]+)$", out, re.MULTILINE)
+    ]
+    # 20 calls: the servicer alone (about 2,600 a call) is within the noise; the log line
+    # (about 20,000 a call) is not.
+    assert len(counts) == 3 and counts[1] < counts[2], out
 
 
 def test_replay_bench_runs_and_agrees_over_the_wire() -> None:
