@@ -272,8 +272,9 @@ def chain_renderer(processors: list[Any]) -> Callable[[str, dict[str, Any]], byt
 def rpc_renderer(processors: list[Any]) -> Callable[[str, dict[str, Any]], bytes]:
     """What the JSON processors of ``configure`` make of a recorded line (``_add_process``,
     ``add_log_level``, the timestamp, ``format_exc_info``, the JSON), written out: the
-    same bytes for a fifth of the work (one call instead of six; tested against the
-    processors in tests/test_logs.py). A line with ``exc_info`` goes through them."""
+    same bytes (tested against the processors in tests/test_logs.py) in one call
+    instead of six; with it a line costs about a third fewer instructions
+    (``bench/instructions.py --stack``). A line with ``exc_info`` goes through them."""
     chain = chain_renderer(processors)
     stamp = next(p for p in processors if isinstance(p, _Clock)).stamp
     dumps, option, process, now = orjson.dumps, orjson.OPT_APPEND_NEWLINE, _PROCESS, time.time
