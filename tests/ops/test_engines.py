@@ -20,6 +20,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import cli, logs, workers
+from referee.sealing import SEAL_MALFORMED
 from referee.server import DEFAULT_THREADS, ENGINE_CHOICES, ENGINES, ServerSettings, engine_for
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
@@ -338,3 +339,22 @@ def test_a_threads_stop_that_completes_says_so(monkeypatch: pytest.MonkeyPatch) 
         logs.flush()
     events = [x["event"] for x in log_lines(out)]
     assert "referee_stopped" in events and "referee_stop_incomplete" not in events
+
+
+def test_a_refused_sealed_token_is_named_in_the_call_log_line(engine: str) -> None:
+    """The seal refusal noted during a call (CallInfo.note) is a field of its one line."""
+    settings = ServerSettings(host="127.0.0.1", port=0, seal_keys=(("k1", bytes(32)),))
+    with (
+        captured_logs() as out,
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ViewState(pb.ViewStateRequest(sealed_state=b"not a token"))
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        stub(ch).ListGames(pb.ListGamesRequest())
+    lines = [x for x in log_lines(out) if x["event"] == "rpc"]
+    assert [(x["method"], x.get("seal_refusal")) for x in lines] == [
+        ("ViewState", SEAL_MALFORMED),
+        ("ListGames", None),  # a field of its own call only
+    ]
