@@ -15,6 +15,15 @@ Each figure is the difference between two runs of a child process under callgrin
 making ``--calls`` more calls than the other after the same warm-up, divided by
 ``--calls``: start-up, imports and warm-up cancel out. Needs valgrind (Debian
 ``valgrind``); each run takes some tens of seconds.
+
+``--cold`` adds what a call costs in a server and not in a loop: the lines of 64 bytes of
+code and of data it must fetch from beyond a core's own caches when they hold none of
+its lines, as after the work between two calls in a loaded server (gRPC's, the kernel's,
+other tenants' on a shared machine). Counted by callgrind's cache simulation (first
+levels of 32 KiB, a last level of 1 MiB), with 4 MiB copied before each call, less what
+the copying alone misses. Like the instruction count, a count: the same on every run, so
+it shows whether a change makes a call touch fewer distinct lines, which a timing inside
+a server on a shared VM cannot resolve.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from workload import build, rpc_requests  # bench/ is on sys.path
@@ -32,15 +42,25 @@ from workload import build, rpc_requests  # bench/ is on sys.path
 BENCH = str(Path(__file__).resolve().parent)
 WARM_UP = 300
 
-# The child: the request ``name`` of game argv[2], WARM_UP calls, then argv[4] calls.
+# The child: the request ``name`` of game argv[2], WARM_UP (argv[5]) calls, then argv[4]
+# times: ``EVICT`` bytes copied first if argv[6] is "cold", then the call unless argv[7]
+# is "no call" (``--cold``: what the copying alone misses is subtracted).
 CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
 from workload import rpc_requests
 name, rpc, request = next(r for r in rpc_requests(sys.argv[2]) if r[0] == sys.argv[3])
 kind, data = type(request), request.SerializeToString()
-for _ in range(int(sys.argv[5]) + int(sys.argv[4])):
+for _ in range(int(sys.argv[5])):
     rpc(kind.FromString(data)).SerializeToString()
+size = int(sys.argv[8]) if sys.argv[6] == "cold" else 0
+source, target = bytearray(b"x" * size), bytearray(size)
+call = sys.argv[7] != "no call"
+for _ in range(int(sys.argv[4])):
+    if size:
+        target[:] = source
+    if call:
+        rpc(kind.FromString(data)).SerializeToString()
 """
 
 
@@ -95,29 +115,63 @@ STACK_ROWS = {
 }
 
 
-def collected(game: str, rpc: str, calls: int) -> int:
-    """Instructions callgrind counted in a child making WARM_UP + ``calls`` calls (of a
-    request of ``rpc_requests``, or with ``game`` "stack" the row ``rpc`` of STACK_ROWS)."""
+# ``--cold``: the simulated caches (callgrind --cache-sim): first-level caches of 32 KiB
+# and a last level of 1 MiB, a core's own L2 on the machines of docs/benchmarks.md; before
+# each counted call, EVICT bytes are copied, which leaves none of the call's lines in them.
+CACHES = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64")
+EVICT = 4 << 20
+
+
+@dataclass(frozen=True)
+class Counts:
+    instructions: int
+    code_misses: int = 0  # last-level misses fetching instructions (lines of 64 bytes)
+    data_misses: int = 0  # last-level misses reading or writing data
+
+
+def _count(out: str, label: str) -> int:
+    match = re.search(rf"{label}\s*:?\s+([\d,]+)", out)
+    if match is None:
+        raise RuntimeError(f"callgrind printed no {label!r}:\n{out[-2000:]}")
+    return int(match.group(1).replace(",", ""))
+
+
+def collected(game: str, rpc: str, calls: int, cold: str = "warm", call: str = "call") -> Counts:
+    """What callgrind counted in a child making WARM_UP + ``calls`` calls (of a request of
+    ``rpc_requests``, or with ``game`` "stack" the row ``rpc`` of STACK_ROWS); with
+    ``cold`` "cold", under the simulated caches, each call after EVICT bytes copied, and
+    with ``call`` "no call" only the copying."""
     if game == "stack":
         args = ["-c", STACK_CHILD, *STACK_ROWS[rpc], str(calls), str(WARM_UP)]
     else:
-        args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP)]
+        args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP), cold, call, str(EVICT)]
+    simulate = ["--cache-sim=yes", *CACHES] if cold == "cold" else []
     # -P: not the current directory first on sys.path, where a checkout's interpreted
     # package would shadow the build measured (PYTHONPATH=DIR for a compiled tree).
     cmd = [
-        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *simulate,
         sys.executable, "-P", *args,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stderr
-    match = re.search(r"Collected : (\d+)", out)
-    if match is None:
-        raise RuntimeError(f"callgrind printed no count:\n{out[-2000:]}")
-    return int(match.group(1))
+    if cold != "cold":
+        return Counts(_count(out, "Collected"))
+    return Counts(_count(out, "I   refs"), _count(out, "LLi misses"), _count(out, "LLd misses"))
 
 
 def per_call(game: str, rpc: str, calls: int) -> float:
-    return (collected(game, rpc, calls) - collected(game, rpc, 0)) / calls
+    return (collected(game, rpc, calls).instructions - collected(game, rpc, 0).instructions) / calls
+
+
+def cold_lines(game: str, rpc: str, calls: int) -> tuple[float, float]:
+    """Lines of code and of data a call brings back into a last-level cache that holds
+    none of them (``--cold``): the calls' misses less the copying's own, per call."""
+    both = collected(game, rpc, calls, "cold", "call")
+    copying = collected(game, rpc, calls, "cold", "no call")
+    return (
+        (both.code_misses - copying.code_misses) / calls,
+        (both.data_misses - copying.data_misses) / calls,
+    )
 
 
 def main() -> None:
@@ -134,19 +188,32 @@ def main() -> None:
         help="also count the threads engine's serving stack around a call (interceptor, "
         "request id, trailing metadata, the log line), in-process with a stand-in context",
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also count the lines of code and data each call brings back into caches "
+        "that hold none of them (simulated: 1 MiB last level, 4 MiB copied before a call)",
+    )
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("valgrind not found: apt-get install valgrind")
     rpcs = " ".join(repr(x) if " " in x else x for x in args.rpcs)
     print(
         f"command: python bench/instructions.py --games {' '.join(args.games)} "
-        f"--rpcs {rpcs} --calls {args.calls}" + (" --stack" if args.stack else "")
+        f"--rpcs {rpcs} --calls {args.calls}"
+        + (" --stack" if args.stack else "")
+        + (" --cold" if args.cold else "")
     )
     print(f"build: {build()}")
-    print(f"{'game':18} {'RPC':36} {'instructions/call':>18}")
+    cold = f" {'cold code lines':>16} {'cold data lines':>16}" if args.cold else ""
+    print(f"{'game':18} {'RPC':36} {'instructions/call':>18}{cold}")
     for game in args.games:
         for rpc in args.rpcs:
-            print(f"{game:18} {rpc:36} {per_call(game, rpc, args.calls):18,.0f}", flush=True)
+            row = f"{game:18} {rpc:36} {per_call(game, rpc, args.calls):18,.0f}"
+            if args.cold:
+                code, data = cold_lines(game, rpc, args.calls)
+                row += f" {code:16,.0f} {data:16,.0f}"
+            print(row, flush=True)
     if args.stack:
         for row in STACK_ROWS:
             print(f"{'serving stack':18} {row:36} {per_call('stack', row, args.calls):18,.0f}")

@@ -60,10 +60,16 @@ def test_instructions_bench_runs() -> None:
     if shutil.which("valgrind") is None:
         pytest.fail("valgrind is missing: apt-get install valgrind (CI installs it)")
     out = run(
-        "instructions.py", "--games", "ecarte", "--rpcs", "ApplyAction", "--calls", "20", "--stack"
+        *("instructions.py", "--games", "ecarte", "--rpcs", "ApplyAction", "--calls", "20"),
+        *("--stack", "--cold"),
     )
-    row = re.search(r"^ecarte\s+ApplyAction\s+([\d,]+)$", out, re.MULTILINE)
-    assert row and int(row.group(1).replace(",", "")) > 1000, out
+    row = re.search(r"^ecarte\s+ApplyAction\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)$", out, re.MULTILINE)
+    assert row, out
+    instructions, code, data = (int(x.replace(",", "")) for x in row.groups())
+    assert instructions > 1000, out
+    # A call runs code from several libraries and reads the state, the rules' tables and
+    # protobuf's: hundreds of lines of each at the least (about 3,000 and 2,000 measured).
+    assert code > 300 and data > 300, out
     counts = [
         int(m.group(1).replace(",", ""))
         for m in re.finditer(r"^serving stack\s+.+?\s+(-?[\d,]+)$", out, re.MULTILINE)
