@@ -116,8 +116,9 @@ STACK_ROWS = {
 
 
 # ``--cold``: the simulated caches (callgrind --cache-sim): first-level caches of 32 KiB
-# and a last level of 1 MiB, a core's own L2 on the machines of docs/benchmarks.md; before
-# each counted call, EVICT bytes are copied, which leaves none of the call's lines in them.
+# and a last level of 1 MiB, a core's own L2 on the second machine of docs/benchmarks.md
+# (AMD EPYC); before each counted call, EVICT bytes are copied (8 MiB read and written
+# through them), which leaves none of the call's lines in them.
 CACHES = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64")
 EVICT = 4 << 20
 
