@@ -42,7 +42,7 @@ def effective_seed(seed: bytes, entropy: Sequence[bytes]) -> bytes:
     h.update(len(seed).to_bytes(4, "big"))
     h.update(seed)
     h.update(len(entropy).to_bytes(4, "big"))
-    for e in entropy[:]:  # [:]: a protobuf repeated field iterates ending on an IndexError
+    for e in entropy:
         h.update(len(e).to_bytes(4, "big"))
         h.update(e)
     return h.digest()

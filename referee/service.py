@@ -178,10 +178,7 @@ class Referee:
     def _check_entropy(entropy: Sequence[bytes], seats: int, path: str) -> None:
         if len(entropy) > seats:
             raise invalid(path, f"at most one entry per seat ({seats})")
-        # entropy[:], not entropy: a protobuf repeated field has no iterator, and Python
-        # iterating it by index ends on an IndexError, raised and discarded (about 1,800
-        # instructions, its message formatted) even when the field is empty.
-        for i, e in enumerate(entropy[:]):
+        for i, e in enumerate(entropy):
             if len(e) > MAX_ENTROPY_BYTES:
                 raise invalid(f"{path}[{i}]", f"must be at most {MAX_ENTROPY_BYTES} bytes")
 
@@ -221,7 +218,10 @@ class Referee:
             raise invalid(f"{path}.seed", f"must be {SEED_BYTES} bytes")
         if msg.version > LAST_VERSION:
             raise invalid(f"{path}.version", f"must be at most {LAST_VERSION}")
-        entropy = msg.seat_entropy
+        # A repeated field read as a list ([:]) once, here: the field has no iterator, and
+        # Python iterating it by index ends on an IndexError, raised and discarded (about
+        # 1,800 instructions, its message formatted) even when the field is empty.
+        entropy = msg.seat_entropy[:]
         self._check_entropy(entropy, MAX_SEATS, f"{path}.seat_entropy")
         msg.DiscardUnknownFields()
         data = msg.SerializeToString(deterministic=True)  # hashed, and the codec reads it
@@ -271,8 +271,7 @@ class Referee:
         if parent:
             out.parent_hash = parent
         out.seed = seed
-        if entropy:
-            out.seat_entropy.extend(entropy[:])  # [:]: see _check_entropy
+        out.seat_entropy.extend(entropy)
         codec.encode_state(state, out)
         return out.SerializeToString(deterministic=True)
 
@@ -298,7 +297,7 @@ class Referee:
         if len(msgs) > self.limits.max_views:
             raise invalid(path, f"at most {self.limits.max_views} views per request")
         viewers = []
-        for i, m in enumerate(msgs[:]):  # [:]: see _check_entropy
+        for i, m in enumerate(msgs[:]):  # [:]: see open_state
             where = f"{path}[{i}]" if repeated else path
             try:
                 v = decode_viewer(m, where)
@@ -365,7 +364,7 @@ class Referee:
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
         rules = codec.rules
-        entropy = request.seat_entropy[:]  # [:]: see _check_entropy
+        entropy = request.seat_entropy[:]  # [:]: see open_state
         seats = codec.seat_count_of_config(config)
         self._check_entropy(entropy, seats, "seat_entropy")
         if request.seed and self.require_sealed:
@@ -528,7 +527,7 @@ class Referee:
             config = codec.decode_config(request.config, "config")
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
-        entropy = request.seat_entropy[:]  # [:]: see _check_entropy
+        entropy = request.seat_entropy[:]  # [:]: see open_state
         self._check_entropy(entropy, codec.seat_count_of_config(config), "seat_entropy")
         seed = self._seed(request.seed, required=True)
         rules = codec.rules
