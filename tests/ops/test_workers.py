@@ -154,6 +154,13 @@ def test_a_killed_worker_comes_back_and_calls_keep_succeeding(
     codes = Counter(code for _, code, _ in load.results)
     assert set(codes) == {"OK"}, codes  # retried on UNAVAILABLE only, then all succeeded
 
+    # A worker logs referee_serving, then (its heap frozen) tells the supervisor it is
+    # ready, which counts it in referee_workers when it reads that: the calls above can be
+    # answered before, so wait for the count rather than read it once.
+    wait_until(
+        lambda: sample(scrape(started["metrics_port"]), "referee_workers") == 2,
+        "the restarted worker counted in referee_workers",
+    )
     metrics = scrape(started["metrics_port"])
     assert sample(metrics, "referee_worker_restarts_total") == 1
     assert sample(metrics, "referee_workers") == 2
