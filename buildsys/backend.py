@@ -1,9 +1,11 @@
 """The build backend: setuptools, plus what the compiled build needs.
 
 ``REFEREE_COMPILE=1 pip wheel .`` (what the container's build stage runs) compiles the
-rules core and the codecs with mypyc (see setup.py); the build then needs mypy and the
-protobuf type stubs, which this backend adds to the build requirements. Without
-``REFEREE_COMPILE`` the build is plain setuptools and the wheel is pure Python.
+rules core, the codecs and the servicer with mypyc (see setup.py); the build then needs
+mypy and the types of everything the compiled modules import (the protobuf and grpc
+stubs; cryptography and prometheus-client carry their own), which this backend adds to
+the build requirements. Without ``REFEREE_COMPILE`` the build is plain setuptools and
+the wheel is pure Python.
 """
 
 from __future__ import annotations
@@ -13,8 +15,15 @@ import os
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403  (the whole PEP 517/660 interface)
 
-# The same ranges as the dev extra: the type checker the code is checked with.
-COMPILE_REQUIRES = ["mypy>=1.10,<3", "types-protobuf>=5.28"]
+# The same ranges as the dev extra and the dependencies: the type checker the code is
+# checked with, and the types of what referee/service.py imports (mypy follows them).
+COMPILE_REQUIRES = [
+    "mypy>=1.10,<3",
+    "types-protobuf>=5.28",
+    "grpc-stubs>=1.53,<2",
+    "cryptography>=42,<51",
+    "prometheus-client>=0.20,<1",
+]
 
 
 def compiling() -> bool:

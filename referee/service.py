@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -46,15 +46,19 @@ from referee.sealing import (
 from referee.seeds import MAX_ENTROPY_BYTES, SEED_BYTES, commitment, effective_seed, random_seed
 from referee.v1 import referee_pb2, referee_pb2_grpc
 
-MAX_SEATS = 13
-DEFAULT_MAX_VIEWS = 32
-REQUEST_ID_KEY = "x-request-id"
-DEFAULT_MAX_REPLAY_ACTIONS = 100_000
-MAX_VERSION = 2**64 - 1  # GameState.version is a uint64: no state has this version
-LAST_VERSION = MAX_VERSION - 1  # the last a state may have: nothing may be applied to it
+# Final: compiled (setup.py), a constant is then a C value, not a lookup in the
+# module's dictionary at each use.
+MAX_SEATS: Final = 13
+DEFAULT_MAX_VIEWS: Final = 32
+REQUEST_ID_KEY: Final = "x-request-id"
+DEFAULT_MAX_REPLAY_ACTIONS: Final = 100_000
+MAX_VERSION: Final = 2**64 - 1  # GameState.version is a uint64: no state has this version
+LAST_VERSION: Final = MAX_VERSION - 1  # the last a state may have: nothing may follow it
 
-_VERDICT_NAMES = {1: "accepted", 2: "rejected", 3: "penalized"}
-_ACTIONS_FIELD = referee_pb2.LegalActionsResponse.DESCRIPTOR.fields_by_name["actions"].number
+_VERDICT_NAMES: Final = {1: "accepted", 2: "rejected", 3: "penalized"}
+_ACTIONS_FIELD: Final[int] = referee_pb2.LegalActionsResponse.DESCRIPTOR.fields_by_name[
+    "actions"
+].number
 
 
 class CallInfo:
@@ -78,10 +82,10 @@ class CallInfo:
         self.extra[key] = value
 
 
-CURRENT_CALL: ContextVar[CallInfo | None] = ContextVar("referee_call", default=None)
+CURRENT_CALL: Final[ContextVar[CallInfo | None]] = ContextVar("referee_call", default=None)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)  # built on every request: __init__ written out
 class Opened:
     """A state received in a request, decoded and checked; ``data`` is its canonical
     serialization."""
@@ -90,7 +94,21 @@ class Opened:
     state: Any
     msg: referee_pb2.GameState
     data: bytes
-    sealed: bytes = b""
+    sealed: bytes
+
+    def __init__(
+        self,
+        codec: GameCodec,
+        state: Any,
+        msg: referee_pb2.GameState,
+        data: bytes,
+        sealed: bytes = b"",
+    ) -> None:
+        self.codec = codec
+        self.state = state
+        self.msg = msg
+        self.data = data
+        self.sealed = sealed
 
     @property
     def hash(self) -> bytes:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests of the rules, the codecs, trust, the service and its reliability (the
 # fuzzers against a live server included), run against the compiled build
-# (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py).
+# (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py); the service and
+# trust tests a second time on the other engine.
 #
 #   scripts/test-compiled.sh [PYTEST ARGS]
 #
@@ -15,7 +16,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 scripts/compile-tree.sh "$work"
 cd "$work"
-PYTHONPATH="$work" REFEREE_SHARED="$shared" "${PYTHON:-python}" -m pytest -p no:cacheprovider \
+# Every test on the engine REFEREE_TEST_ENGINE names (asyncio unless set), then the
+# servicer's tests again on the other engine: the servicer is compiled too, and each
+# engine has its own servicer class (referee.service).
+engine=${REFEREE_TEST_ENGINE:-asyncio}
+other=$([ "$engine" = threads ] && echo asyncio || echo threads)
+PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$engine" \
+  "${PYTHON:-python}" -m pytest -p no:cacheprovider \
   tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/reliability \
   tests/test_cards_shuffle.py tests/test_scenarios.py tests/test_codec_wire.py \
   tests/test_codec_cache.py tests/test_hot_objects.py "$@"
+echo "== the servicer's tests on --engine $other (compiled)"
+PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$other" \
+  "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/service tests/trust "$@"

@@ -135,13 +135,13 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         check=True,
     )
     assert str(env_dir) in out.stdout
-    # The image ships the compiled build: the rules core and codecs are extensions.
+    # The image ships the compiled build: the rules core, codecs and servicer are extensions.
     out = subprocess.run(
         [
             str(bin_dir / "python"),
             "-c",
-            "import referee.games.ecarte.rules as r, referee.codec.common as c;"
-            " print(r.__file__); print(c.__file__)",
+            "import referee.games.ecarte.rules as r, referee.codec.common as c,"
+            " referee.service as s; print(r.__file__); print(c.__file__); print(s.__file__)",
         ],
         env=run_env,
         cwd=tmp_path,
@@ -149,5 +149,6 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         text=True,
         check=True,
     )
-    assert all(line.endswith(".so") for line in out.stdout.split()), out.stdout
+    files = out.stdout.split()
+    assert len(files) == 3 and all(f.endswith(".so") for f in files), out.stdout
     assert sys.prefix != str(env_dir)
