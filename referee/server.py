@@ -657,8 +657,9 @@ class RefereeServer(ServerBase):
         )
         options = settings.grpc_options()
         self.server = grpc.aio.server(interceptors=[self.interceptor], options=options)
+        self.servicer = RefereeServicer(self.referee, self.coalescer)
         referee_pb2_grpc.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            RefereeServicer(self.referee, self.coalescer), self.server
+            self.servicer, self.server
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(

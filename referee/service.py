@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -657,7 +657,40 @@ def _request_id() -> str:
     return info.request_id if info is not None else ""
 
 
-def _replay_within(referee: Referee, context: Any) -> Callable[[Any], Any]:
+class Rpcs(Protocol):
+    """What a servicer calls: the RPCs of :class:`Referee`. A servicer's ``referee`` may be
+    any object that has them (compiled, a :class:`Referee`'s methods cannot be replaced:
+    ``bench/service.py``'s "stack" servers put a stand-in there that answers
+    ``ApplyAction`` with a prepared response)."""
+
+    def list_games(self, request: referee_pb2.ListGamesRequest) -> referee_pb2.ListGamesResponse:
+        raise NotImplementedError
+
+    def new_game(self, request: referee_pb2.NewGameRequest) -> referee_pb2.NewGameResponse:
+        raise NotImplementedError
+
+    def apply_action(
+        self, request: referee_pb2.ApplyActionRequest
+    ) -> referee_pb2.ApplyActionResponse:
+        raise NotImplementedError
+
+    def legal_actions(
+        self, request: referee_pb2.LegalActionsRequest
+    ) -> referee_pb2.LegalActionsResponse:
+        raise NotImplementedError
+
+    def view_state(self, request: referee_pb2.ViewStateRequest) -> referee_pb2.ViewStateResponse:
+        raise NotImplementedError
+
+    def replay(
+        self,
+        request: referee_pb2.ReplayRequest,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> referee_pb2.ReplayResponse:
+        raise NotImplementedError
+
+
+def _replay_within(referee: Rpcs, context: Any) -> Callable[[Any], Any]:
     """``referee.replay`` stopping at the call's deadline (checked between actions)."""
     remaining = context.time_remaining()
     if remaining is None:
@@ -673,7 +706,7 @@ def _replay_within(referee: Referee, context: Any) -> Callable[[Any], Any]:
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     """The gRPC face of :class:`Referee` (grpc.aio: ``--engine asyncio``)."""
 
-    def __init__(self, referee: Referee, coalescer: Coalescer | None = None) -> None:
+    def __init__(self, referee: Rpcs, coalescer: Coalescer | None = None) -> None:
         self.referee = referee
         self.coalescer = coalescer
 
@@ -715,7 +748,7 @@ class ThreadedRefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     """The gRPC face of :class:`Referee` on grpc's threaded server (``--engine threads``):
     each call runs in one of the server's threads, from start to end."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Rpcs) -> None:
         self.referee = referee
 
     @staticmethod

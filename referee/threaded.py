@@ -320,8 +320,9 @@ class ThreadedRefereeServer(ServerBase):
             interceptors=[self.interceptor],
             options=settings.grpc_options(),
         )
+        self.servicer = ThreadedRefereeServicer(self.referee)
         referee_pb2_grpc.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            ThreadedRefereeServicer(self.referee), self.server
+            self.servicer, self.server
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
