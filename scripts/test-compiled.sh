@@ -2,7 +2,7 @@
 # The tests of the rules, the codecs, trust, the service and its reliability (the
 # fuzzers against a live server included), run against the compiled build
 # (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py); the service and
-# trust tests a second time on the other engine.
+# trust tests a second time on the other engine; bench/service.py's servers once.
 #
 #   scripts/test-compiled.sh [PYTEST ARGS]
 #
@@ -29,3 +29,8 @@ PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$engine" \
 echo "== the servicer's tests on --engine $other (compiled)"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$other" \
   "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/service tests/trust "$@"
+# bench/service.py's servers (the stack's stand-in for the referee among them) run on
+# the compiled build too: its figures in docs/benchmarks.md are the compiled build's.
+echo "== bench/service.py on the compiled build"
+PYTHONPATH="$work" REFEREE_SHARED="$shared" \
+  "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/test_bench.py -k test_service_bench_runs
