@@ -30,7 +30,8 @@ echo "== the servicer's tests on --engine $other (compiled)"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$other" \
   "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/service tests/trust "$@"
 # bench/service.py's servers (the stack's stand-in for the referee among them) run on
-# the compiled build too: its figures in docs/benchmarks.md are the compiled build's.
+# the compiled build, whose figures docs/benchmarks.md reports (./dev test runs this
+# test here only).
 echo "== bench/service.py on the compiled build"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" \
   "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/test_bench.py -k test_service_bench_runs
