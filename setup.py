@@ -18,13 +18,17 @@ from setuptools import setup
 # codecs import no grpc; the servicer (referee/service.py: the per-call work of every
 # RPC, and the two engines' servicer classes) is compiled with them, so that a call's
 # own Python runs as C from the handler on (about 5 % fewer instructions a call than
-# with the servicer interpreted: docs/benchmarks.md).
+# with the servicer interpreted: docs/benchmarks.md), and so is a call's bookkeeping
+# around it (referee/calls.py: request id, log line, metrics, the threads engine's
+# handler).
 COMPILED = [
     "referee/cards.py",
     "referee/shuffle.py",
     "referee/games",
     "referee/codec",
     "referee/service.py",
+    "referee/calls.py",
+    "referee/logs.py",
 ]
 
 

@@ -12,14 +12,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
-import itertools
 import logging
-import os
 import signal
 import threading
-import time
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar, Token
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,15 +26,12 @@ from grpc_reflection.v1alpha import reflection
 
 from referee import __version__, build
 from referee.auth import TokenSet
+from referee.calls import CLIENT, Book, Malformed, malformed, oversize, tolerant
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
-from referee.errors import RequestError
-from referee.logs import RPC_LOGGER, get_logger, rpc_level, rpc_line
+from referee.logs import RPC_LOGGER, get_logger, rpc_level
 from referee.sealing import Keyring
 from referee.service import (
-    CURRENT_CALL,
-    REQUEST_ID_KEY,
-    CallInfo,
     Limits,
     Referee,
     RefereeServicer,
@@ -53,7 +46,6 @@ if TYPE_CHECKING:
 SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].full_name
 HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 DEFAULT_PORT = 50051
-MAX_REQUEST_ID_LENGTH = 128
 ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
 DEFAULT_ENGINE = "auto"
@@ -133,9 +125,6 @@ if TYPE_CHECKING:
     MethodHandler = grpc.RpcMethodHandler[Any, Any]
     Handler = Callable[[Any, Ctx], Awaitable[Any]]
 
-# The name of the token that authenticated the call (set by the interceptor).
-CLIENT: ContextVar[str] = ContextVar("referee_client", default="")
-
 
 @dataclass(slots=True)
 class _Method:
@@ -187,11 +176,11 @@ class CallBook:
         self._max_response = max_response_bytes
         # A concrete logger (not the lazy proxy: one attribute lookup less per line).
         self._log = get_logger(RPC_LOGGER).bind()
-        self._log_starts = rpc_level() <= logging.DEBUG  # a call's first line: debug only
-        # Request ids made here: unique, not secret (a random prefix per server, a counter).
-        self._id_prefix = os.urandom(8).hex()
-        self._ids = itertools.count(1)
         self._metrics = metrics
+        # A call's request id, log line and metrics (compiled: referee.calls).
+        self._book = Book(metrics, rpc_level() <= logging.DEBUG, self._log)
+        self._begin = self._book.begin
+        self._end = self._book.end
         self._auth = auth
         self._max = max_concurrent
         self._count = metrics is not None or max_concurrent > 0
@@ -238,18 +227,18 @@ class CallBook:
         if handler.unary_unary is None:
             # Streaming (health Watch, reflection): no log line; a body that does not
             # parse is refused with INVALID_ARGUMENT; authenticated when configured.
-            tolerant = self._tolerant_stream(handler)
+            stream = self._tolerant_stream(handler)
             if not needs_token:
-                return _Method(tolerant, None, None, False, False)
+                return _Method(stream, None, None, False, False)
             return _Method(
-                tolerant, self._refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
+                stream, self._refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
             )
         short = method.rsplit("/", 1)[-1]
 
         def wrap(inner: Any, deserializer: Any) -> MethodHandler:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap(short, inner, quiet=is_grpc),
-                request_deserializer=_tolerant(deserializer),
+                request_deserializer=tolerant(deserializer),
                 response_serializer=handler.response_serializer,
             )
 
@@ -273,64 +262,6 @@ class CallBook:
 
     def _refuse(self, code: grpc.StatusCode) -> Any:
         raise NotImplementedError
-
-    def _begin(self, short: str, context: Any) -> tuple[CallInfo, Token[CallInfo | None], float]:
-        """A call starts: its request id (``x-request-id``, or made here, and returned in
-        the trailing metadata), its :class:`CallInfo`, its start time."""
-        start = time.perf_counter()
-        request_id = ""
-        for key, value in context.invocation_metadata() or ():
-            if key == REQUEST_ID_KEY and isinstance(value, str):
-                request_id = value[:MAX_REQUEST_ID_LENGTH]
-                break
-        if not request_id:
-            request_id = f"{self._id_prefix}{next(self._ids):016x}"
-        info = CallInfo(short, request_id)
-        token = CURRENT_CALL.set(info)
-        if self._log_starts:
-            self._log.debug("rpc_start", method=short, request_id=request_id)
-        context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
-        return info, token, start
-
-    def _end(
-        self,
-        info: CallInfo,
-        token: Token[CallInfo | None],
-        start: float,
-        status: str,
-        response: Any,
-        level: int,
-    ) -> None:
-        """A call ended with ``status``: its metrics and its one log line."""
-        CURRENT_CALL.reset(token)
-        seconds = time.perf_counter() - start
-        short = info.method
-        metrics = self._metrics
-        if metrics is not None:
-            metrics.rpc(short, info.game, info.verdict, status, seconds)
-            if status == "OK":
-                if short == "ApplyAction" and info.verdict:
-                    metrics.action(info.game, info.verdict)
-                elif short == "Replay" and response is not None:
-                    metrics.replay_steps(info.game, response.steps)
-        fields: dict[str, Any] = {
-            "method": short,
-            "status": status,
-            "ms": round(seconds * 1_000_000) / 1000,  # whole microseconds (cheaper than ndigits)
-            "request_id": info.request_id,
-        }
-        if info.game:
-            fields["game"] = info.game
-        if info.verdict:
-            fields["verdict"] = info.verdict
-            if info.violations:
-                fields["violations"] = list(info.violations)
-        if info.extra:
-            fields.update(info.extra)  # e.g. seal_refusal: STATE_SEAL_INVALID
-        client = CLIENT.get()
-        if client:
-            fields["client"] = client
-        rpc_line(fields, level)
 
     def _max_response_of(self, short: str) -> int:
         return self._max_response if short == "Replay" else 0
@@ -391,11 +322,11 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
             status = "OK"
             response = None
             try:
-                if request.__class__ is _Malformed:
-                    await abort_with(_malformed(request), context, info.request_id)
+                if request.__class__ is Malformed:
+                    await abort_with(malformed(request), context, info.request_id)
                 response = await inner(request, context)
                 if max_response and response.ByteSize() > max_response:
-                    error = _oversize(response.ByteSize(), max_response)
+                    error = oversize(response.ByteSize(), max_response)
                     await abort_with(error, context, info.request_id)
                 return response
             except grpc.aio.AbortError:
@@ -434,67 +365,19 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
         return refuse
 
 
-class _Malformed:
-    """What a request body that does not parse becomes (instead of an exception in
-    gRPC's deserialization, which it answers with UNKNOWN and the exception's text)."""
-
-    __slots__ = ("message_type",)
-
-    def __init__(self, message_type: str) -> None:
-        self.message_type = message_type
-
-
-def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
-    """``deserializer``, returning a :class:`_Malformed` for bytes it cannot parse."""
-    if deserializer is None:
-        return None
-    message_type = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
-    name = message_type.full_name if message_type is not None else "request"
-
-    def deserialize(data: bytes) -> Any:
-        try:
-            return deserializer(data)
-        except Exception:  # DecodeError, and whatever else a parser may raise on garbage
-            return _Malformed(name)
-
-    return deserialize
-
-
-def _malformed(request: _Malformed) -> RequestError:
-    """INVALID_ARGUMENT (reason REQUEST_MALFORMED) for a body that is not the message."""
-    return RequestError(
-        grpc.StatusCode.INVALID_ARGUMENT,
-        f"the request body is not a valid {request.message_type} (protobuf wire format)",
-        reason="REQUEST_MALFORMED",
-        metadata={"message_type": request.message_type},
-    )
-
-
-def _oversize(size: int, limit: int) -> RequestError:
-    """RESOURCE_EXHAUSTED (reason RESPONSE_TOO_LARGE) for an answer over the size limit,
-    instead of gRPC's own failure to send it after the call was counted as done."""
-    return RequestError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        f"the answer would be {size:,} bytes, over this server's limit of {limit:,}"
-        " (--max-message-bytes): replay fewer actions per call, or without include_log",
-        reason="RESPONSE_TOO_LARGE",
-        metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
-    )
-
-
 def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
     """grpcio's own streaming services (health Watch: a coroutine writing to the
     context; reflection: an async generator over the requests) with a request body that
     does not parse ending the call with INVALID_ARGUMENT (REQUEST_MALFORMED), where
     grpcio itself would answer UNKNOWN. A handler of another shape is returned as is."""
-    deserializer = _tolerant(handler.request_deserializer)
+    deserializer = tolerant(handler.request_deserializer)
     serializer = handler.response_serializer
     watch: Any = handler.unary_stream  # aio behaviours (the stubs type sync ones)
     if watch is not None and not inspect.isasyncgenfunction(watch):
 
         async def checked_watch(request: Any, context: Ctx) -> Any:
-            if request.__class__ is _Malformed:
-                await abort_with(_malformed(request), context)
+            if request.__class__ is Malformed:
+                await abort_with(malformed(request), context)
             return await watch(request, context)
 
         return grpc.unary_stream_rpc_method_handler(
@@ -505,8 +388,8 @@ def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
 
         async def checked(requests: Any, context: Ctx) -> Any:
             async for request in requests:
-                if request.__class__ is _Malformed:
-                    await abort_with(_malformed(request), context)
+                if request.__class__ is Malformed:
+                    await abort_with(malformed(request), context)
                 yield request
 
         async def checked_exchange(requests: Any, context: Ctx) -> Any:

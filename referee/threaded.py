@@ -20,7 +20,6 @@ coalescing (``--coalesce-us``), which needs one event loop running every call.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import signal
 import threading
@@ -35,6 +34,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from referee import logs
+from referee.calls import Malformed, malformed, threaded_handler, tolerant
 from referee.server import (
     _REFUSALS,
     HEALTH_SERVICE_NAME,
@@ -42,10 +42,6 @@ from referee.server import (
     CallBook,
     ServerBase,
     ServerSettings,
-    _Malformed,
-    _malformed,
-    _oversize,
-    _tolerant,
     log,
     tune_gc,
 )
@@ -123,53 +119,20 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         _ADMITTED.set(True)  # in the call's context: its task in the pool calls _leave
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
-        begin, end, log_ = self._begin, self._end, self._log
-        max_response = self._max_response_of(short)
-        level = logging.DEBUG if quiet else logging.INFO
-
-        def handler(request: Any, context: Any) -> Any:
-            info, token, start = begin(short, context)
-            status = "OK"
-            response = None
-            try:
-                if request.__class__ is _Malformed:
-                    abort_with_status(_malformed(request), context, info.request_id)
-                response = inner(request, context)
-                if max_response and response.ByteSize() > max_response:
-                    error = _oversize(response.ByteSize(), max_response)
-                    abort_with_status(error, context, info.request_id)
-                if not context.is_active():  # the deadline passed, the client left
-                    status = "CANCELLED"
-                return response
-            except Exception:
-                code = context.code()  # set by an abort (grpc raises a bare Exception)
-                if isinstance(code, grpc.StatusCode):
-                    status = code.name
-                    raise
-                if not context.is_active():
-                    status = "CANCELLED"
-                    raise
-                status = "INTERNAL"
-                log_.exception("rpc_failed", method=short, request_id=info.request_id)
-                context.abort(grpc.StatusCode.INTERNAL, "internal error")
-                raise
-            finally:
-                end(info, token, start, status, response, level)
-
-        return handler
+        return threaded_handler(self._book, short, inner, self._max_response_of(short), quiet)
 
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
         """grpcio's own streaming services on the threaded server (health Watch, which
         answers through a callback when non-blocking; reflection, a generator over the
         requests) refusing a body that does not parse with INVALID_ARGUMENT."""
-        deserializer = _tolerant(handler.request_deserializer)
+        deserializer = tolerant(handler.request_deserializer)
         serializer = handler.response_serializer
         watch: Any = handler.unary_stream
         if watch is not None:
 
             def checked_watch(request: Any, context: Any, *callback: Any) -> Any:
-                if request.__class__ is _Malformed:
-                    abort_with_status(_malformed(request), context)
+                if request.__class__ is Malformed:
+                    abort_with_status(malformed(request), context)
                 return watch(request, context, *callback)  # non-blocking: its callback
 
             # grpc reads these off the behaviour (the health servicer sets them).
@@ -184,8 +147,8 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
 
             def checked(requests: Any, context: Any) -> Any:
                 for request in requests:
-                    if request.__class__ is _Malformed:
-                        abort_with_status(_malformed(request), context)
+                    if request.__class__ is Malformed:
+                        abort_with_status(malformed(request), context)
                     yield request
 
             def checked_exchange(requests: Any, context: Any) -> Any:

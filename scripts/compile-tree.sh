@@ -24,7 +24,8 @@ import importlib
 modules = ["referee.cards", "referee.shuffle", "referee.games.base",
            "referee.games.earl_of_coventry.rules", "referee.games.ecarte.rules",
            "referee.codec.common", "referee.codec.earl_of_coventry", "referee.codec.ecarte",
-           "referee.service"]
+           "referee.service", "referee.calls",
+           "referee.logs"]
 for name in modules:
     path = importlib.import_module(name).__file__ or ""
     assert path.endswith(".so"), f"{name} is not compiled: {path}"

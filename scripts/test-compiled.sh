@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tests of the rules, the codecs, trust, the service and its reliability (the
-# fuzzers against a live server included), run against the compiled build
+# fuzzers against a live server included), the log pipeline and a call's bookkeeping
+# on both engines, run against the compiled build
 # (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py); the service and
 # trust tests a second time on the other engine; bench/service.py's servers once.
 #
@@ -25,10 +26,12 @@ PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$engine" \
   "${PYTHON:-python}" -m pytest -p no:cacheprovider \
   tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/reliability \
   tests/test_cards_shuffle.py tests/test_scenarios.py tests/test_codec_wire.py \
-  tests/test_codec_cache.py tests/test_hot_objects.py "$@"
+  tests/test_codec_cache.py tests/test_hot_objects.py tests/test_logs.py tests/test_calls.py \
+  tests/ops/test_engines.py "$@"
 echo "== the servicer's tests on --engine $other (compiled)"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$other" \
-  "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/service tests/trust "$@"
+  "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/service tests/trust \
+  tests/ops/test_engines.py "$@"
 # bench/service.py's servers (the stack's stand-in for the referee among them) run on
 # the compiled build, whose figures docs/benchmarks.md reports (./dev test runs this
 # test here only).

@@ -135,13 +135,15 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         check=True,
     )
     assert str(env_dir) in out.stdout
-    # The image ships the compiled build: the rules core, codecs and servicer are extensions.
+    # The image ships the compiled build: the rules core, codecs, servicer and a call's
+    # bookkeeping are extensions.
     out = subprocess.run(
         [
             str(bin_dir / "python"),
             "-c",
             "import referee.games.ecarte.rules as r, referee.codec.common as c,"
-            " referee.service as s; print(r.__file__); print(c.__file__); print(s.__file__)",
+            " referee.service as s, referee.calls as k; print(r.__file__); print(c.__file__);"
+            " print(s.__file__); print(k.__file__)",
         ],
         env=run_env,
         cwd=tmp_path,
@@ -150,5 +152,5 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         check=True,
     )
     files = out.stdout.split()
-    assert len(files) == 3 and all(f.endswith(".so") for f in files), out.stdout
+    assert len(files) == 4 and all(f.endswith(".so") for f in files), out.stdout
     assert sys.prefix != str(env_dir)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -202,3 +203,16 @@ def test_an_rpc_line_with_exc_info_goes_through_the_processors() -> None:
     event = {"event": "rpc", "exc_info": error, logs.RECORDED_AT: 1_700_000_000.0}
     line = json.loads(logs.rpc_renderer(logs.json_processors())("info", event))
     assert "exc_info" not in line and "ValueError: boom" in line["exception"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(now=st.floats(min_value=0, max_value=4e9) | st.integers(0, 4_000_000_000).map(float))
+def test_a_timestamp_is_iso_8601_utc_with_six_digits_of_microseconds(now: float) -> None:
+    """_Clock.stamp writes what strftime and a zero-padded "06d" write (whole seconds,
+    and a fraction that rounds up to a whole second, included)."""
+    clock = logs._Clock()
+    second = int(now)
+    micro = min(int((now - second) * 1_000_000), 999_999)
+    expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)) + f".{micro:06d}Z"
+    assert clock.stamp(now) == expected
+    assert clock.stamp(now) == expected  # the second's prefix, kept from the call before

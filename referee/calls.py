@@ -1,0 +1,195 @@
+"""A call's bookkeeping, on the hot path of both engines: its request id, its
+:class:`~referee.service.CallInfo`, its one log line and its metrics (:class:`Book`),
+and on the threads engine the handler around the servicer (:func:`threaded_handler`).
+
+Compiled with the servicer (setup.py): this is the Python every call runs around the
+referee's work, and interpreted it was about 40,000 instructions a call
+(``bench/instructions.py --stack``, docs/benchmarks.md). The interceptors themselves
+(:class:`referee.server.CallBook` and its engines' subclasses, which are gRPC's
+interceptor classes) stay interpreted: they prepare a method once and admit a call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+from collections.abc import Callable
+from contextvars import ContextVar, Token
+from typing import TYPE_CHECKING, Any, Final
+
+import grpc
+
+from referee.errors import RequestError
+from referee.logs import rpc_line
+from referee.service import CURRENT_CALL, REQUEST_ID_KEY, CallInfo, abort_with_status
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
+
+MAX_REQUEST_ID_LENGTH: Final = 128
+_ID_MASK: Final = (1 << 64) - 1
+
+# The name of the token that authenticated the call (set by the interceptor).
+CLIENT: Final[ContextVar[str]] = ContextVar("referee_client", default="")
+
+
+class Book:
+    """A server's bookkeeping of its calls (one per interceptor). Thread-safe: the
+    threads engine begins and ends calls in several threads."""
+
+    def __init__(self, metrics: Metrics | None, log_starts: bool, log: Any) -> None:
+        self.metrics = metrics
+        self.log_starts = log_starts  # a call's first line: debug only
+        self.log = log
+        # Request ids made here: unique, not secret (a random prefix per server, a counter).
+        self.id_prefix = os.urandom(8).hex()
+        self.ids = itertools.count(1)
+
+    def begin(self, short: str, context: Any) -> tuple[CallInfo, Token[CallInfo | None], float]:
+        """A call starts: its request id (``x-request-id``, or made here, and returned in
+        the trailing metadata), its :class:`CallInfo`, its start time."""
+        start = time.perf_counter()
+        request_id = ""
+        for key, value in context.invocation_metadata() or ():
+            if key == REQUEST_ID_KEY and isinstance(value, str):
+                request_id = value[:MAX_REQUEST_ID_LENGTH]
+                break
+        if not request_id:
+            # 16 hex digits (half the instructions of f"{n:016x}": no format spec parsed).
+            request_id = self.id_prefix + (next(self.ids) & _ID_MASK).to_bytes(8, "big").hex()
+        info = CallInfo(short, request_id)
+        token = CURRENT_CALL.set(info)
+        if self.log_starts:
+            self.log.debug("rpc_start", method=short, request_id=request_id)
+        context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
+        return info, token, start
+
+    def end(
+        self,
+        info: CallInfo,
+        token: Token[CallInfo | None],
+        start: float,
+        status: str,
+        response: Any,
+        level: int,
+    ) -> None:
+        """A call ended with ``status``: its metrics and its one log line."""
+        CURRENT_CALL.reset(token)
+        seconds = time.perf_counter() - start
+        short = info.method
+        metrics = self.metrics
+        if metrics is not None:
+            metrics.rpc(short, info.game, info.verdict, status, seconds)
+            if status == "OK":
+                if short == "ApplyAction" and info.verdict:
+                    metrics.action(info.game, info.verdict)
+                elif short == "Replay" and response is not None:
+                    metrics.replay_steps(info.game, response.steps)
+        fields: dict[str, Any] = {
+            "method": short,
+            "status": status,
+            "ms": round(seconds * 1_000_000) / 1000,  # whole microseconds (cheaper than ndigits)
+            "request_id": info.request_id,
+        }
+        if info.game:
+            fields["game"] = info.game
+        if info.verdict:
+            fields["verdict"] = info.verdict
+            if info.violations:
+                fields["violations"] = list(info.violations)
+        extra = info.extra
+        if extra:
+            fields.update(extra)  # e.g. seal_refusal: STATE_SEAL_INVALID
+        client = CLIENT.get()
+        if client:
+            fields["client"] = client
+        rpc_line(fields, level)
+
+
+class Malformed:
+    """What a request body that does not parse becomes (instead of an exception in
+    gRPC's deserialization, which it answers with UNKNOWN and the exception's text)."""
+
+    __slots__ = ("message_type",)
+
+    def __init__(self, message_type: str) -> None:
+        self.message_type = message_type
+
+
+def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserializer``, returning a :class:`Malformed` for bytes it cannot parse."""
+    if deserializer is None:
+        return None
+    message_type = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
+    name: str = message_type.full_name if message_type is not None else "request"
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception:  # DecodeError, and whatever else a parser may raise on garbage
+            return Malformed(name)
+
+    return deserialize
+
+
+def malformed(request: Malformed) -> RequestError:
+    """INVALID_ARGUMENT (reason REQUEST_MALFORMED) for a body that is not the message."""
+    return RequestError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"the request body is not a valid {request.message_type} (protobuf wire format)",
+        reason="REQUEST_MALFORMED",
+        metadata={"message_type": request.message_type},
+    )
+
+
+def oversize(size: int, limit: int) -> RequestError:
+    """RESOURCE_EXHAUSTED (reason RESPONSE_TOO_LARGE) for an answer over the size limit,
+    instead of gRPC's own failure to send it after the call was counted as done."""
+    return RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the answer would be {size:,} bytes, over this server's limit of {limit:,}"
+        " (--max-message-bytes): replay fewer actions per call, or without include_log",
+        reason="RESPONSE_TOO_LARGE",
+        metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
+    )
+
+
+def threaded_handler(
+    book: Book, short: str, inner: Callable[[Any, Any], Any], max_response: int, quiet: bool
+) -> Callable[[Any, Any], Any]:
+    """``inner`` (a unary method of the servicer) as grpc's threaded server runs it, with
+    the call's bookkeeping around it (:class:`referee.threaded.ThreadCallInterceptor`)."""
+    level = logging.DEBUG if quiet else logging.INFO
+
+    def handler(request: Any, context: Any) -> Any:
+        info, token, start = book.begin(short, context)
+        status = "OK"
+        response = None
+        try:
+            if request.__class__ is Malformed:
+                abort_with_status(malformed(request), context, info.request_id)
+            response = inner(request, context)
+            if max_response and response.ByteSize() > max_response:
+                error = oversize(response.ByteSize(), max_response)
+                abort_with_status(error, context, info.request_id)
+            if not context.is_active():  # the deadline passed, the client left
+                status = "CANCELLED"
+            return response
+        except Exception:
+            code = context.code()  # set by an abort (grpc raises a bare Exception)
+            if isinstance(code, grpc.StatusCode):
+                status = code.name
+                raise
+            if not context.is_active():
+                status = "CANCELLED"
+                raise
+            status = "INTERNAL"
+            book.log.exception("rpc_failed", method=short, request_id=info.request_id)
+            context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            raise
+        finally:
+            book.end(info, token, start, status, response, level)
+
+    return handler
