@@ -267,7 +267,9 @@ def chain_renderer(processors: list[Any]) -> Callable[[str, dict[str, Any]], byt
         line: Any = event  # a dict through the processors; the last one renders a str
         for processor in processors:
             line = processor(None, method, line)
-        return (str(line) + "\n").encode()
+        if not isinstance(line, str):  # _rendered writes log_line_unrenderable instead
+            raise TypeError(f"the processors rendered a {type(line).__name__}, not a str")
+        return (line + "\n").encode()
 
     return render
 
