@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The tests of the rules, the codecs, trust, the service and its reliability (the
-# fuzzers against a live server included), the log pipeline and a call's bookkeeping
-# on both engines, run against the compiled build
-# (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py); the service and
-# trust tests a second time on the other engine; bench/service.py's servers once.
+# fuzzers against a live server included), the log pipeline, a call's bookkeeping and
+# the engines, run against the compiled build
+# (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py); the service, trust
+# and engine tests a second time on the other engine; bench/service.py's servers once.
 #
 #   scripts/test-compiled.sh [PYTEST ARGS]
 #

@@ -135,15 +135,15 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         check=True,
     )
     assert str(env_dir) in out.stdout
-    # The image ships the compiled build: the rules core, codecs, servicer and a call's
-    # bookkeeping are extensions.
+    # The image ships the compiled build: the rules core, codecs, servicer, a call's
+    # bookkeeping and the log pipeline are extensions.
     out = subprocess.run(
         [
             str(bin_dir / "python"),
             "-c",
             "import referee.games.ecarte.rules as r, referee.codec.common as c,"
-            " referee.service as s, referee.calls as k; print(r.__file__); print(c.__file__);"
-            " print(s.__file__); print(k.__file__)",
+            " referee.service as s, referee.calls as k, referee.logs as g; print(r.__file__);"
+            " print(c.__file__); print(s.__file__); print(k.__file__); print(g.__file__)",
         ],
         env=run_env,
         cwd=tmp_path,
@@ -152,5 +152,5 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         check=True,
     )
     files = out.stdout.split()
-    assert len(files) == 4 and all(f.endswith(".so") for f in files), out.stdout
+    assert len(files) == 5 and all(f.endswith(".so") for f in files), out.stdout
     assert sys.prefix != str(env_dir)
