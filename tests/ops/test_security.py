@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -82,7 +84,7 @@ def test_mutual_tls_accepts_the_trusted_client_only(certs: Certs) -> None:
             assert e.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
-def test_tls_files_are_checked(certs: Certs, tmp_path: object) -> None:
+def test_tls_files_are_checked(certs: Certs, tmp_path: Path) -> None:
     TlsFiles(certs.server_cert, certs.server_key, certs.ca).check()
     with pytest.raises(TlsError, match="private key"):
         TlsFiles(certs.server_cert, certs.client_key).check()  # a key of another certificate
@@ -90,6 +92,22 @@ def test_tls_files_are_checked(certs: Certs, tmp_path: object) -> None:
         TlsFiles(certs.server_cert.with_name("missing.pem"), certs.server_key).check()
     with pytest.raises(TlsError, match="CA"):
         TlsFiles(certs.server_cert, certs.server_key, certs.server_key).check()
+    with pytest.raises(TlsError, match="no PEM certificate"):
+        TlsFiles(certs.server_key, certs.server_key).check()
+    # A key under a passphrase cannot serve (nothing would type it): refused, not prompted.
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(certs.server_key.read_bytes(), None)
+    locked = tmp_path / "locked.key"
+    locked.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"passphrase"),
+        )
+    )
+    with pytest.raises(TlsError, match="unencrypted"):
+        TlsFiles(certs.server_cert, locked).check()
 
 
 # ------------------------------------------------------------------ tokens
@@ -145,16 +163,14 @@ def test_exemptions_are_configurable() -> None:
         assert health_status(ch, metadata=bearer) == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_token_sources_are_validated(tmp_path: object) -> None:
-    from pathlib import Path
-
+def test_token_sources_are_validated(tmp_path: Path) -> None:
     assert parse_tokens(f"# comment\n\n{TOKEN}\nci {OTHER}\n", "f") == [("", TOKEN), ("ci", OTHER)]
     assert parse_tokens(f"a={TOKEN}, {OTHER}", "v", separator=",") == [("a", TOKEN), ("", OTHER)]
     for bad in ("short", f"a b {TOKEN}", f"bad name! {TOKEN}", "tök" * 10):
         with pytest.raises(TokenError) as e:
             parse_tokens(bad, "f")
         assert TOKEN not in str(e.value)
-    empty = Path(str(tmp_path)) / "empty"
+    empty = tmp_path / "empty"
     empty.write_text("# nothing\n")
     with pytest.raises(TokenError, match="holds no token"):
         TokenSet.load(empty)
