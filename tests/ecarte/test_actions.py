@@ -65,6 +65,9 @@ def test_E_CARD_playing_or_discarding_a_card_not_held() -> None:
     assert rejected(s, play(ELDER, "7C")) == [V.CARD_NOT_IN_HAND]  # the turn-up
     d = build(E_HAND, D_HAND, "7C", phase=Phase.ELDER_DISCARD)
     assert rejected(d, discard(ELDER, "7D KS")) == [V.CARD_NOT_IN_HAND]
+    # The message names the cards not held, and only those.
+    (v,) = RULES.apply(d, discard(ELDER, "KS 7D QS")).violations
+    assert v.message.endswith("does not hold KS QS"), v.message
 
 
 def test_E_CARD_together_with_the_turn() -> None:
@@ -117,6 +120,7 @@ def test_malformed_actions_are_request_errors() -> None:
         (EcarteAction(seat(ELDER), ActionKind.DISCARD, cards=(52,)), "discard.cards[0]"),
         (EcarteAction(seat(ELDER), ActionKind.PLAY, -1), "play.card"),
         (EcarteAction(seat(ELDER), ActionKind.PLAY, 60), "play.card"),
+        (EcarteAction(seat(ELDER), ActionKind.PLAY, 52), "play.card"),
         (EcarteAction(seat(5), ActionKind.PROPOSE), "actor.seat"),
         (EcarteAction(seat(-1), ActionKind.PROPOSE), "actor.seat"),
         (EcarteAction(TABLE_ACTOR, ActionKind.PROPOSE), "actor"),

@@ -70,6 +70,7 @@ def test_E_PLAY_4_beat_in_ecarte_order_ace_over_ten() -> None:
     assert legal_cards(s) == {c("AH")}
     s = answering("10H JH QS KC 7S", "AH")
     assert legal_cards(s) == {c("JH")}
+    assert rejected(s, play(DEALER, "10H")) == [V.MUST_BEAT]  # the ten is below the ace
 
 
 def test_E_PLAY_4_trumps_led_must_beat_in_trumps() -> None:
@@ -88,6 +89,15 @@ def test_E_PLAY_5_void_with_trumps_must_trump() -> None:
     assert rule_ids(s, play(DEALER, "QS")) == ["E-PLAY-5"]
     out = ok(s, play(DEALER, "8C"))  # a low trump is enough, and wins
     assert any(isinstance(e, TrickWon) and e.seat == DEALER for e in out.events)
+
+
+def test_E_PLAY_5_any_trump_held_counts() -> None:
+    """E-PLAY-5 with diamonds trumps: a lone ace of trumps obliges (the king of clubs,
+    the card just below it in the pack's order, is refused)."""
+    s = build("JS QS 9C 10C", "KC AD 8S 9S 10S", "7D", phase=Phase.TRICKS, tricks="7H")
+    assert legal_cards(s) == {c("AD")}
+    assert rejected(s, play(DEALER, "KC")) == [V.MUST_TRUMP]
+    assert rejected(s, play(DEALER, "8S")) == [V.MUST_TRUMP]
 
 
 def test_E_PLAY_6_void_without_trumps_plays_anything() -> None:

@@ -23,6 +23,7 @@ from referee.games.ecarte.state import (
     EcarteState,
     Packets,
     Phase,
+    TrickWon,
 )
 from referee.games.ecarte.validation import validate
 from referee.v1 import referee_pb2
@@ -104,6 +105,52 @@ def test_random_matches_keep_every_card_once_terminate_and_are_deterministic(
         assert out.events == expected_events
         state = out.state
         assert state == expected_state
+
+
+# E-DECK-2, written out here rather than taken from the rules: K Q J A 10 9 8 7.
+ORDER = ["7", "8", "9", "10", "A", "J", "Q", "K"]
+
+
+def beats(card: int, led: int, trump: int) -> bool:
+    """E-PLAY-7: the second card wins with a higher card of the suit led, or a trump."""
+    suit, led_suit = card // 13, led // 13
+    if suit == led_suit:
+        return ORDER.index(_rank(card)) > ORDER.index(_rank(led))
+    return suit == trump
+
+
+def _rank(card: int) -> str:
+    return ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"][card % 13]
+
+
+@PROPERTY
+@given(configs, seeds, st.integers(0, 2**32))
+def test_every_trick_won_event_tells_its_trick(
+    config: EcarteConfig, seed: bytes, rng_seed: int
+) -> None:
+    """E-PLAY-1, E-PLAY-7: each TrickWon event names the trick's number, its two cards,
+    its leader and its winner (checked against the order of E-DECK-2 written out here),
+    and the winner leads next."""
+    states, actions, events = playout(config, seed, random.Random(rng_seed))
+    seen = 0
+    for before, action, after, step in zip(states, actions, states[1:], events[1:], strict=False):
+        won = [e for e in step if isinstance(e, TrickWon)]
+        if action.kind is not ActionKind.PLAY or not len(before.tricks) & 1:
+            assert not won
+            continue
+        (e,) = won
+        led = before.tricks[-1]
+        leader = next(x for x in ROLES[config.seats][before.dealer] if x != action.actor.seat)
+        assert e.trick == len(before.tricks) // 2
+        assert e.cards == (led, action.card)
+        assert e.leader == leader
+        trump = before.trump
+        assert e.seat == (action.actor.seat if beats(action.card, led, trump) else leader)
+        if after.deal == before.deal and after.phase is Phase.TRICKS:
+            assert after.turn == e.seat  # E-PLAY-1
+        seen += 1
+    if config.target_points >= 3:  # kings alone (E-DEAL-4, E-KING-1) score 2 at most
+        assert seen >= 5  # so at least one deal's tricks were played
 
 
 def candidates(state: EcarteState, rng: random.Random) -> list[EcarteAction]:

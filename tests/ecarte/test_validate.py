@@ -92,6 +92,12 @@ def test_phase_consistent_with_the_hands() -> None:
     s = base()
     short = replace(s, hands=(s.hands[0] & ~mask("KS"), s.hands[1]), stock=s.stock + b"\x33")
     assert "seats[0].hand" in fields(short)
+    # Also when the match ended before the first lead (a king's point, E-DEAL-4/E-KING-1).
+    over = replace(s, phase=Phase.MATCH_OVER, games_won=(1, 0), points=(5, 0))
+    validate(over, check_deal=False)
+    assert "seats[0].hand" in fields(
+        replace(over, hands=short.hands, stock=short.stock), check_deal=False
+    )
     assert fields(replace(s, turn=DEALER)) == ["turn"]
     answer = base(phase=Phase.ANSWER)
     assert fields(replace(answer, turn=ELDER)) == ["turn"]
@@ -159,6 +165,8 @@ def test_D14_the_cards_must_be_the_seeds_deal() -> None:
     hands = (state.hands[0], state.hands[1] & ~(1 << card) | (1 << top))
     edited = replace(state, hands=hands, stock=bytes([card]) + state.stock[1:])
     validate(edited, check_deal=False)
+    with pytest.raises(InvalidInput):
+        validate(edited)  # the deal is checked unless a test says otherwise
     got = fields(edited, check_deal=True)
     assert "stock" in got and f"seats[{ELDER}].hand" in got
     assert fields(replace(state, dealer=1, turn=0), check_deal=True)[0] == "dealer"

@@ -194,6 +194,9 @@ def test_E_VAR_4_wager_amount_positive_and_within_the_limit() -> None:
     assert rejected(s, wager("ann", 0, 0)) == [V.WAGER_NOT_POSITIVE]
     ok(s, wager("ann", 0, 1))
     ok(s, wager("ann", 0, 50))
+    # A spectator is named by 1 to 128 characters (shorter and longer: request errors).
+    ok(s, wager("a", 0, 1))
+    ok(s, wager("x" * 128, 0, 1))
     with pytest.raises(InvalidInput):
         RULES.new_game(EcarteConfig(gallery=True, wager_limit=1_000_001), bytes(32))
 
@@ -213,17 +216,28 @@ def test_E_VAR_4_wagers_are_public_and_settled_at_even_money() -> None:
     """E-VAR-4: any number of wagers, on any seat, public; settled when the game ends;
     the state keeps each spectator's net result."""
     s = build(*VOLE_D, "7C", config=GALLERY, points=(4, 0))
-    for action in (wager("ann", 0, 10), wager("ann", 1, 5), wager("bob", 1, 7)):
+    for action in (
+        wager("ann", 0, 10),
+        wager("ann", 1, 5),
+        wager("bob", 1, 7),
+        wager("cy", 0, 1),  # the smallest wager, won
+    ):
         out = ok(s, action)
         assert isinstance(out.events[0], WagerPlaced)
         s = out.state
-    assert s.wagers == (Wager("ann", 0, 10), Wager("ann", 1, 5), Wager("bob", 1, 7))
+    assert s.wagers == (
+        Wager("ann", 0, 10),
+        Wager("ann", 1, 5),
+        Wager("bob", 1, 7),
+        Wager("cy", 0, 1),
+    )
     for viewer in (PUBLIC_VIEWER, Viewer.of_spectator("zed"), Viewer.of_seat(0)):
         assert RULES.view(s, viewer).wagers == s.wagers
     board = RULES.scoreboard(s)
     assert [(x.spectator, x.net, x.open_wagers) for x in board.spectators] == [
         ("ann", 0, 15),
         ("bob", 0, 7),
+        ("cy", 0, 1),
     ]
     s = ok(s, play(ELDER, "7D")).state
     after, events = play_out(s)  # the dealer's vole ends the game: seat 0 wins
@@ -232,13 +246,15 @@ def test_E_VAR_4_wagers_are_public_and_settled_at_even_money() -> None:
         ("ann", 0, True, 10),
         ("ann", 1, False, 5),
         ("bob", 1, False, -7),
+        ("cy", 0, True, 1),
     ]
     assert after.wagers == ()
-    assert after.ledger == (SpectatorNet("ann", 5), SpectatorNet("bob", -7))
+    assert after.ledger == (SpectatorNet("ann", 5), SpectatorNet("bob", -7), SpectatorNet("cy", 1))
     board = RULES.scoreboard(after)
     assert [(x.spectator, x.net, x.open_wagers) for x in board.spectators] == [
         ("ann", 5, 0),
         ("bob", -7, 0),
+        ("cy", 1, 0),
     ]
 
 
