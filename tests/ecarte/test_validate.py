@@ -9,7 +9,7 @@ import pytest
 
 from referee.games.base import InvalidInput
 from referee.games.ecarte import RULES
-from referee.games.ecarte.state import EcarteConfig, EcarteState, Phase, Wager
+from referee.games.ecarte.state import MAX_DEAL, EcarteConfig, EcarteState, Phase, Wager
 from referee.games.ecarte.validation import validate
 from tests.ecarte.helpers import build, c, mask, random_playout
 
@@ -62,7 +62,14 @@ def test_E_DEAL_3_trump_must_match_the_turn_up() -> None:
 def test_seats_and_turn_in_range() -> None:
     s = base()
     assert "turn" in fields(replace(s, turn=2))
+    assert "turn" in fields(replace(s, turn=-1))
     assert "dealer" in fields(replace(s, dealer=5))
+    assert "dealer" in fields(replace(s, dealer=2))
+    assert "dealer" in fields(replace(s, dealer=-1))
+    assert "deal" in fields(replace(s, deal=-1))
+    assert "deal" in fields(replace(s, deal=MAX_DEAL + 1))
+    for card in (-1, 52, 60):
+        assert "turn_up" in fields(replace(s, turn_up=card))
     assert fields(replace(s, points=(0, 0, 0))) == ["seats"]
     assert "seed" in fields(replace(s, seed=b"short"))
     assert "turn_up" in fields(replace(s, turn_up=1))
@@ -119,6 +126,20 @@ def test_tricks_consistent_with_hands_counts_and_rules() -> None:
         "7D 8D 9D 7H", "QC JC AC KS", "7C", phase=Phase.TRICKS, tricks="9S 10H", check=False
     )
     assert "tricks" in fields(broken)
+    # The dealer trumped 9S holding KS, which it led next: a revoke seen only through
+    # a card played later (the hands are rebuilt backwards from the tricks).
+    revoke = build(
+        "7D 8D 9D", "QC JC AC", "7C", phase=Phase.TRICKS, tricks="9S 8C KS 7S", check=False
+    )
+    assert revoke.turn == DEALER
+    assert fields(revoke) == ["tricks"]
+    # Answered with the ace of trumps (card code 0) holding a spade.
+    ace = build(
+        "7D 8D 9D 7H", "QC JC KS 10H", "7C", phase=Phase.TRICKS, tricks="9S AC", check=False
+    )
+    assert fields(ace) == ["tricks"]
+    fair = build("7D 8D 9D", "QC JC AC", "7C", phase=Phase.TRICKS, tricks="9S KS 8C 7S")
+    validate(fair, check_deal=False)
     uneven = build(
         "7D 8D 9D 7H 8H", "QC JC AC 10H", "7C", phase=Phase.TRICKS, tricks="9S KS", check=False
     )
@@ -152,6 +173,24 @@ def test_king_announcement_consistent() -> None:
     s = build(E_HAND, "KC JC AC 10H KS", "7C", king_announced=DEALER, points=(1, 0))
     assert fields(replace(s, king_announced=ELDER)) == ["king_announced"]
     assert fields(replace(s, points=(0, 0))) == ["seats[0].points"]
+
+
+def test_a_turned_king_scored_for_the_dealer() -> None:
+    """E-DEAL-4: a king turned up is a point of the dealer's while the match runs."""
+    turned = build(E_HAND, D_HAND, "KC", points=(1, 0))
+    validate(turned, check_deal=False)
+    assert fields(replace(turned, points=(0, 0))) == [f"seats[{DEALER}].points"]
+    assert fields(replace(turned, points=(0, 1))) == [f"seats[{DEALER}].points"]
+
+
+def test_the_dealer_a_trois_holds_nothing() -> None:
+    """E-VAR-5: the dealer of a deal à trois sits out: no hand, no discards, no tricks."""
+    three = EcarteConfig(seats=3)
+    s = build(E_HAND, D_HAND, "7C", config=three, dealer=2)
+    validate(s, check_deal=False)
+    assert fields(replace(s, tricks_won=(0, 0, 1))) == ["seats[2].hand"]
+    moved = replace(s, discards=(0, 0, mask("8H")), stock=s.stock.replace(bytes([c("8H")]), b""))
+    assert fields(moved) == ["seats[2].hand"]
 
 
 def test_D14_the_cards_must_be_the_seeds_deal() -> None:
