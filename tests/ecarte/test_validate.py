@@ -133,6 +133,16 @@ def test_tricks_consistent_with_hands_counts_and_rules() -> None:
     )
     assert revoke.turn == DEALER
     assert fields(revoke) == ["tricks"]
+    # Five tricks played and the deal still on: it ends with its fifth trick (E-PLAY-8).
+    done = build(
+        "",
+        "",
+        "7C",
+        phase=Phase.TRICKS,
+        tricks="7D 10D JD 8D QD 9D 8H 7H 10S 9S",
+        check=False,
+    )
+    assert "tricks" in fields(done)
     # Answered with the ace of trumps (card code 0) holding a spade.
     ace = build(
         "7D 8D 9D 7H", "QC JC KS 10H", "7C", phase=Phase.TRICKS, tricks="9S AC", check=False
