@@ -7,9 +7,18 @@ import random
 
 import pytest
 
+from referee.cards import name
 from referee.games.base import InvalidInput
 from referee.games.ecarte import RULES
-from referee.games.ecarte.state import MAX_DEAL, EcarteConfig, EcarteState, Phase, Wager
+from referee.games.ecarte.state import (
+    MAX_DEAL,
+    EcarteConfig,
+    EcarteState,
+    Phase,
+    SpectatorNet,
+    Wager,
+)
+from referee.games.ecarte.validation import _MAX_CHIPS as MAX_CHIPS
 from referee.games.ecarte.validation import validate
 from tests.ecarte.helpers import build, c, mask, random_playout
 
@@ -48,6 +57,8 @@ def test_E_DECK_1_a_card_twice_or_missing() -> None:
     assert "stock" in fields(in_stock)
     missing = replace(s, stock=s.stock[1:])
     assert fields(missing) == ["seats"]
+    with pytest.raises(InvalidInput, match=rf"cards are missing: {name(s.stock[0])} \(E-DECK-1\)"):
+        validate(missing, check_deal=False)
     foreign = replace(s, hands=(s.hands[0], s.hands[1] | 1 << 1))  # the two of clubs
     assert "seats[1].hand" in fields(foreign)
     bad_byte = replace(s, stock=s.stock[:-1] + bytes([60]))
@@ -133,6 +144,15 @@ def test_tricks_consistent_with_hands_counts_and_rules() -> None:
     )
     assert revoke.turn == DEALER
     assert fields(revoke) == ["tricks"]
+    # Followed without beating, holding KS (E-PLAY-4); discarded a heart, holding a
+    # trump (E-PLAY-5): the message names the card and the trick.
+    for hand, trick, card in (("QC JC AC KS", "9S 7S", "7S"), ("QC JC AC KH", "9S 10H", "10H")):
+        bad = build("7D 8D 9D 7H", hand, "7C", phase=Phase.TRICKS, tricks=trick, check=False)
+        with pytest.raises(InvalidInput) as e:
+            validate(bad, check_deal=False)
+        assert [(v.field, v.description) for v in e.value.violations] == [
+            ("tricks", f"{card} in trick 1 broke E-PLAY-3 .. E-PLAY-5")
+        ]
     # Five tricks played and the deal still on: it ends with its fifth trick (E-PLAY-8).
     done = build(
         "",
@@ -176,6 +196,76 @@ def test_wagers_consistent() -> None:
     cfg = EcarteConfig(gallery=True, wager_limit=5)
     assert "wagers[0].amount" in fields(base(config=cfg, wagers=w, check=False))
     assert "wagers[0].spectator" in fields(base(config=cfg, wagers=(Wager("", 0, 1),), check=False))
+
+
+def test_wagers_and_the_ledger_at_their_bounds() -> None:
+    """E-VAR-4: spectators are named by 1 .. 128 characters, wagers are on a seat of the
+    table for 1 .. the limit, the ledger lists each spectator once, sorted, with a net
+    within range; each bound itself is accepted."""
+    cfg = EcarteConfig(gallery=True, wager_limit=5)
+    s = base(config=cfg)
+    x128 = "x" * 128
+
+    def wagers(*w: Wager) -> list[str]:
+        try:
+            validate(replace(s, wagers=w), check_deal=False)
+        except InvalidInput as e:
+            return [v.field for v in e.violations]
+        return []
+
+    assert wagers(Wager("a", 0, 1), Wager(x128, 1, 5)) == []
+    assert wagers(Wager(x128 + "x", 0, 1)) == ["wagers[0].spectator"]
+    assert wagers(Wager("ann", 2, 1)) == ["wagers[0].seat"]
+    assert wagers(Wager("ann", -1, 1)) == ["wagers[0].seat"]
+    assert wagers(Wager("ann", 0, 0)) == ["wagers[0].amount"]
+    assert wagers(Wager("ann", 0, 6)) == ["wagers[0].amount"]
+
+    def ledger(*x: SpectatorNet) -> list[str]:
+        try:
+            validate(replace(s, ledger=x), check_deal=False)
+        except InvalidInput as e:
+            return [v.field for v in e.violations]
+        return []
+
+    big = MAX_CHIPS
+    assert ledger(SpectatorNet("a", -big), SpectatorNet(x128, big)) == []
+    assert ledger(SpectatorNet("", 0)) == ["spectators[0].spectator"]
+    assert ledger(SpectatorNet(x128 + "x", 0)) == ["spectators[0].spectator"]
+    assert ledger(SpectatorNet("bob", 1), SpectatorNet("ann", 1)) == ["spectators[1].spectator"]
+    assert ledger(SpectatorNet("ann", 1), SpectatorNet("ann", 1)) == ["spectators[1].spectator"]
+    assert ledger(SpectatorNet("ann", big + 1)) == ["spectators[0].net"]
+    assert ledger(SpectatorNet("ann", -big - 1)) == ["spectators[0].net"]
+
+
+def test_scores_at_their_bounds() -> None:
+    """E-END-1, E-END-2, E-DEAL-5, E-VAR-3: a running game's points are below the target;
+    the last game's winner ends 0 .. 2 points past it (a raised vole from one short);
+    every game won took a deal; chips stay within range."""
+    cfg = EcarteConfig(target_points=5, games_to_win=2, stake=1)
+    s = base(config=cfg)
+    won = replace(s, phase=Phase.MATCH_OVER, games_won=(2, 0), deal=1, points=(5, 0))
+    for points in (5, 6, 7):
+        validate(replace(won, points=(points, 0)), check_deal=False)
+    for points in (4, 8):
+        assert fields(replace(won, points=(points, 0))) == ["seats[0].points"]
+    validate(replace(s, points=(4, 4)), check_deal=False)
+    assert fields(replace(s, points=(0, 5))) == ["seats[1].points"]
+    # A game won and the next one running: its deal is at least the second.
+    second = replace(s, games_won=(1, 0))
+    validate(replace(second, deal=1), check_deal=False)
+    assert fields(replace(second, deal=0)) == ["deal"]
+    validate(replace(won, deal=1), check_deal=False)  # the last game ended the match
+    assert fields(replace(won, deal=0)) == ["deal"]
+    big = MAX_CHIPS
+    validate(replace(s, chips=(big, -big)), check_deal=False)
+    assert fields(replace(s, chips=(big + 1, -big - 1))) == ["seats[0].chips", "seats[1].chips"]
+
+
+def test_card_bytes_beyond_the_pack_are_refused() -> None:
+    """E-DECK-1: a stock byte that is no card (52 and above) is an error, not a crash."""
+    s = base()
+    for byte in (52, 53, 255):
+        assert "stock" in fields(replace(s, stock=s.stock[:-1] + bytes([byte])))
 
 
 def test_king_announcement_consistent() -> None:
