@@ -265,10 +265,6 @@ class EcarteState:
     def responder(self) -> int:
         return ROLES[self.config.seats][self.dealer][1]
 
-    def before_first_lead(self) -> bool:
-        """E-KING-1, E-VAR-4: no card of the deal's first trick has been led."""
-        return self.phase is not Phase.MATCH_OVER and not self.tricks
-
 
 ROLES: Final[dict[int, tuple[tuple[int, int], ...]]] = {
     2: ((1, 0), (0, 1)),
