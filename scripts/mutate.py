@@ -163,14 +163,16 @@ def main() -> int:
                 return
             code, line = mutant(source, site)
             target.write_text(code)
-            result = subprocess.run(
-                [*PYTEST, *args.tests],
-                cwd=copy,
-                env=env,
-                capture_output=True,
-                timeout=900,
-            )
-            if result.returncode == 0:
+            try:
+                result = subprocess.run(
+                    [*PYTEST, *args.tests], cwd=copy, env=env, capture_output=True, timeout=300
+                )
+                passed = result.returncode == 0
+            except subprocess.TimeoutExpired:
+                passed = False  # a mutant that loops forever: the tests do not pass
+            finally:
+                target.write_text(source)
+            if passed:
                 found = {
                     "line": line,
                     "kind": site[0],

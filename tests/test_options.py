@@ -78,6 +78,24 @@ def test_an_integer_option_accepts_its_advertised_range_and_nothing_beyond(
         assert refused_fields(game, **base, **{option.name: option.min - 1}) == [field]
 
 
+@pytest.mark.parametrize(("game", "option"), options(OptionType.STRING_LIST))
+def test_a_list_option_takes_its_advertised_number_of_entries(
+    game: str, option: OptionSpec
+) -> None:
+    """min and max count the entries (C-VAR-5: four couplets with the custom style)."""
+    assert option.name == "couplet_templates" and 1 <= option.min <= option.max
+    custom = {"call_style": 4}  # EARL_OF_COVENTRY_CALL_STYLE_CUSTOM
+
+    def entries(k: int) -> list[str]:
+        return [f"{{rank}} entry {i}" for i in range(k)]
+
+    for k in (option.min, option.max):
+        assert len(getattr(decode(game, **custom, **{option.name: entries(k)}), option.name)) == k
+    field = f"config.{game}.{option.name}"
+    for k in (option.min - 1, option.max + 1):
+        assert refused_fields(game, **custom, **{option.name: entries(k)}) == [field]
+
+
 @pytest.mark.parametrize(("game", "option"), options(OptionType.ENUM))
 def test_an_enum_option_accepts_its_advertised_choices_only(game: str, option: OptionSpec) -> None:
     enum = getattr(referee_pb2.GameConfig(), game).DESCRIPTOR.fields_by_name[option.name]

@@ -131,10 +131,43 @@ def test_turn_to_a_seat_without_the_rank() -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("turn", 4), ("turn", -1), ("dealer", -1), ("dealer", 13), ("last_player", 7)],
+    [
+        ("turn", 4),
+        ("turn", -1),
+        ("dealer", -1),
+        ("dealer", 4),
+        ("dealer", 13),
+        ("last_player", 4),
+        ("last_player", -1),
+        ("last_player", 7),
+    ],
 )
 def test_seat_out_of_range(field: str, value: int) -> None:
     assert invalid_fields(changed(mid_run(), lambda s: setattr(s, field, value))) == {field}
+
+
+def test_seat_zero_is_a_seat() -> None:
+    """Seat 0 may lead, be on turn and deal."""
+    cfg = EarlConfig(seats=4)
+    state = make_state(
+        ["5C 7C 9C", "KD 8D", "QH 3H", "5S 2S"], config=cfg, run="5H", last_player=0, turn=3
+    )
+    RULES.validate(state, check_deal=False)
+    state = make_state(["5C 7C 9C", "KD 8D", "QH 3H", "5S 2S"], config=cfg, turn=0, dealer=0)
+    RULES.validate(state, check_deal=False)
+
+
+def test_turn_and_last_player_are_seats_dealt_in() -> None:
+    """C-SCORE-4, C-SCORE-5: the play goes round the seats dealt in only."""
+    cfg = EarlConfig(seats=4, scoring=Scoring.COUNTERS)
+    tiebreak = make_state(
+        ["", "2D 3D", "", "5C 6C"], config=cfg, turn=3, dealer=1, dealt_in=[1, 3], tiebreak=True
+    )
+    RULES.validate(tiebreak, check_deal=False)
+    assert invalid_fields(changed(tiebreak, lambda s: setattr(s, "turn", 0))) >= {"turn"}
+    for seat in (0, 2):
+        moved = changed(tiebreak, lambda s, seat=seat: setattr(s, "last_player", seat))
+        assert "last_player" in invalid_fields(moved)
 
 
 def test_wrong_number_of_seats() -> None:
@@ -431,3 +464,12 @@ def test_C_DEAL_2_hands_hold_only_cards_the_seed_dealt_them() -> None:
     fields = {v.field for v in info.value.violations}
     assert fields == {"seats[1].hand", "seats[2].hand"}
     RULES.validate(swapped, check_deal=False)  # what hand-built test positions rely on
+    # Two seats too.
+    state, _ = RULES.new_game(EarlConfig(seats=2, first_dealer=0), bytes(range(32)))
+    RULES.validate(state)
+    a, b = state.hands
+    low_a, low_b = a & -a, b & -b
+    swapped = changed(state, lambda s: setattr(s, "hands", (a ^ low_a | low_b, b ^ low_b | low_a)))
+    with pytest.raises(InvalidInput) as info:
+        RULES.validate(swapped)
+    assert {v.field for v in info.value.violations} == {"seats[0].hand", "seats[1].hand"}

@@ -191,10 +191,6 @@ def _next_in(mask: int, after: int, n: int) -> int:
     return NO_SEAT
 
 
-def _seats_of(mask: int, n: int) -> list[int]:
-    return [s for s in range(n) if mask >> s & 1]
-
-
 class EarlOfCoventryRules:
     """Earl of Coventry and its variants, as one stateless object (see ``RULES``)."""
 
