@@ -116,14 +116,14 @@ class _Mutate(ast.NodeTransformer):
         return node
 
 
-def mutant(source: str, site: Site) -> tuple[str, int]:
-    """The mutated module's source, and the line of the mutation."""
+def mutant(source: str, site: Site) -> tuple[str, int, int]:
+    """The mutated module's source, and the line and column of the mutation."""
     kind, index, op_index = site
     tree = ast.parse(source)
     target = list(ast.walk(tree))[index]
-    line = getattr(target, "lineno", 0)
+    line, col = getattr(target, "lineno", 0), getattr(target, "col_offset", 0)
     tree = _Mutate(target, kind, op_index).visit(tree)
-    return ast.unparse(ast.fix_missing_locations(tree)), line
+    return ast.unparse(ast.fix_missing_locations(tree)), line, col
 
 
 def main() -> int:
@@ -161,7 +161,7 @@ def main() -> int:
                 site = work.get_nowait()
             except queue.Empty:
                 return
-            code, line = mutant(source, site)
+            code, line, col = mutant(source, site)
             target.write_text(code)
             try:
                 result = subprocess.run(
@@ -175,6 +175,7 @@ def main() -> int:
             if passed:
                 found = {
                     "line": line,
+                    "col": col,
                     "kind": site[0],
                     "code": source.splitlines()[line - 1].strip() if line else "",
                 }
