@@ -14,6 +14,7 @@ import pytest
 from referee.games.base import InvalidInput
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
+    MAX_COUNTERS,
     MAX_ROUND,
     NO_RANK,
     NO_SEAT,
@@ -112,6 +113,14 @@ def test_unknown_card_codes() -> None:
 
     assert "seats[0].hand" in invalid_fields(changed(mid_run(), in_hand))
     assert "played[0]" in invalid_fields(changed(mid_run(), in_pile))
+    # The first codes past the pack: 52 (bit 52 of a hand, byte 52 of the pile).
+    for code in (52, 53):
+        hand = changed(
+            mid_run(), lambda s, c=code: setattr(s, "hands", (s.hands[0] | 1 << c, *s.hands[1:]))
+        )
+        assert "seats[0].hand" in invalid_fields(hand)
+        pile = changed(mid_run(), lambda s, c=code: setattr(s, "played", bytes([c]) + s.played))
+        assert "played[0]" in invalid_fields(pile)
 
 
 @pytest.mark.parametrize(("n", "src", "dst"), [(4, 1, 0), (3, 0, 2), (5, 0, 4)])
@@ -228,6 +237,22 @@ def test_negative_pool_or_counters() -> None:
     assert "seats[1].counters" in invalid_fields(changed(state, negative_stack))
 
 
+def test_counters_at_their_bounds() -> None:
+    """C-SCORE-2, C-SCORE-3: a stack is 0 .. every counter of the largest table (one seat
+    may hold them all); beyond, or below 0, it is out of range."""
+    most = EarlConfig(seats=13, scoring=Scoring.COUNTERS, starting_counters=MAX_COUNTERS)
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    total = MAX_COUNTERS * 13
+    state = make_state([f"{r}C" for r in ranks], config=most, counters=[total] + [0] * 12, turn=0)
+    RULES.validate(state, check_deal=False)
+
+    def over(s: EarlState) -> None:
+        s.counters = (total + 1, *s.counters[1:])
+        s.pool = 0
+
+    assert "seats[0].counters" in invalid_fields(changed(state, over))
+
+
 def test_counters_without_counters_scoring() -> None:
     assert "seats" in invalid_fields(
         changed(mid_run(), lambda s: setattr(s, "counters", (1, 0, 0, 0)))
@@ -314,6 +339,31 @@ def test_between_rounds_fields() -> None:
     )
     assert "tiebreak" in invalid_fields(changed(state, lambda s: setattr(s, "tiebreak", True)))
     assert "winners" in invalid_fields(changed(state, lambda s: setattr(s, "winners", (1,))))
+    for w in (4, 13):
+        assert "round_winner" in invalid_fields(
+            changed(state, lambda s, w=w: setattr(s, "round_winner", w))
+        )
+    # Seat 0 may win a round; a seat not dealt in may not.
+    cfg = EarlConfig(seats=4)
+    first = make_state(
+        ["", "KD 8D", "QH 3H", "5S 2S"], config=cfg, phase=Phase.BETWEEN_ROUNDS, round_winner=0
+    )
+    RULES.validate(first, check_deal=False)
+    counters = EarlConfig(seats=4, scoring=Scoring.COUNTERS)
+    tiebreak = make_state(
+        ["", "", "", "5C 6C"],
+        config=counters,
+        phase=Phase.BETWEEN_ROUNDS,
+        dealer=1,
+        dealt_in=[1, 3],
+        tiebreak=True,
+        round_winner=1,
+        check=False,
+    )
+    assert "round_winner" not in invalid_fields(tiebreak)
+    assert "round_winner" in invalid_fields(
+        changed(tiebreak, lambda s: setattr(s, "round_winner", 0))
+    )
 
 
 def test_between_rounds_only_the_winner_has_an_empty_hand() -> None:
