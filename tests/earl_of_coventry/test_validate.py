@@ -312,6 +312,17 @@ def test_run_fields() -> None:
     )
     # The last card played is not of the current rank.
     assert "played" in invalid_fields(changed(state, lambda s: setattr(s, "current_rank", 1)))
+    assert "current_rank" in invalid_fields(
+        changed(state, lambda s: setattr(s, "current_rank", 13))
+    )
+    # Runs of aces (rank 0) and of kings (rank 12), three cards long.
+    cfg = EarlConfig(seats=4)
+    for run, holder in (("AH AD AC", "AS 2S"), ("KH KD KC", "KS 2S")):
+        ranks = make_state(
+            ["5C 7C 9C", "JD 8D", "QH 3H", holder], config=cfg, run=run, last_player=2, turn=3
+        )
+        RULES.validate(ranks, check_deal=False)
+        assert ranks.run_length == 3
 
 
 def test_empty_hand_while_playing() -> None:
