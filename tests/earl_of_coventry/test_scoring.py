@@ -69,6 +69,9 @@ def test_C_SCORE_1_simple_records_rounds_won_only() -> None:
     assert [s.rounds_won for s in board.seats] == [2, 0, 1, 0]
     assert [s.counters for s in board.seats] == [0, 0, 0, 0]
     assert not board.finished
+    # Points, games and chips are Écarté's: always 0 here.
+    assert {(s.points, s.games_won, s.chips) for s in board.seats} == {(0, 0, 0)}
+    assert [s.seat for s in board.seats] == [0, 1, 2, 3]
 
 
 # ---------------------------------------------------------------- C-SCORE-2
@@ -336,6 +339,9 @@ def test_C_SCORE_5_last_seat_standing_wins() -> None:
     assert new.counters == (12, 0, 0)
     assert events_of(out.events, SeatEliminated) == [SeatEliminated(1)]
     assert events_of(out.events, SessionEnded) == [SessionEnded((0,))]
+    # Only the seats dealt in pay: the seat eliminated earlier is not listed.
+    (won,) = events_of(out.events, RoundWon)
+    assert won.payments == (Payment(1, 3, 2),)
     assert RULES.legal_actions(new, None) == []
     assert RULES.legal_actions(new, TABLE) == []
 
