@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.base import InvalidInput
+from referee.games.base import PUBLIC_VIEWER, InvalidInput
 from referee.games.earl_of_coventry import RULES
 from referee.games.earl_of_coventry.state import (
     MAX_ROUND,
@@ -316,6 +316,14 @@ def test_C_SCORE_5_elimination_and_dealer_skipping() -> None:
     assert nxt.dealt_in == 0b1101
     assert nxt.turn == 3
     assert [h.bit_count() for h in nxt.hands] == [17, 0, 17, 18]
+    # Everyone sees who is out and who is dealt in.
+    seen = RULES.view(nxt, PUBLIC_VIEWER).seats
+    assert [(v.eliminated, v.dealt_in) for v in seen] == [
+        (False, True),
+        (True, False),
+        (False, True),
+        (False, True),
+    ]
     # The eliminated seat may not act; under Penalty Earl it would not be charged either.
     assert codes(rejected(nxt, play(1, "AC", "x"))) == {"SEAT_NOT_DEALT_IN"}
 

@@ -87,6 +87,8 @@ def test_card_both_in_hand_and_played() -> None:
         s.hands = (s.hands[0] | 1 << card("5H"), *s.hands[1:])
 
     assert "played" in invalid_fields(changed(mid_run(), edit))
+    with pytest.raises(InvalidInput, match="played: 5H also in a hand"):
+        RULES.validate(changed(mid_run(), edit), check_deal=False)
 
 
 def test_card_played_twice() -> None:
@@ -102,6 +104,8 @@ def test_missing_card() -> None:
         s.hands = (s.hands[0] & ~(1 << card("9C")), *s.hands[1:])
 
     assert invalid_fields(changed(mid_run(), edit)) == {"seats"}
+    with pytest.raises(InvalidInput, match=r"seats: cards are missing: 9C$"):
+        RULES.validate(changed(mid_run(), edit), check_deal=False)
 
 
 def test_unknown_card_codes() -> None:
@@ -394,6 +398,10 @@ def test_session_over_fields() -> None:
     assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", ())))
     assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", (1, 1))))
     assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", (9,))))
+    assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", (4,))))
+    assert "winners" in invalid_fields(changed(over, lambda s: setattr(s, "winners", (-1,))))
+    assert over.winners != (0,)
+    RULES.validate(changed(over, lambda s: setattr(s, "winners", (0,))), check_deal=False)
     assert "round_winner" in invalid_fields(changed(over, lambda s: setattr(s, "round_winner", 9)))
     assert "round_winner" in invalid_fields(changed(over, lambda s: setattr(s, "round_winner", 0)))
 
