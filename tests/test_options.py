@@ -130,3 +130,13 @@ def test_an_unset_option_is_its_advertised_default(game: str, option: OptionSpec
     else:
         pytest.fail(f"a default for a {option.type.name} option")
     assert decode(game) == decode(game, **{option.name: value}), option.name
+
+
+def test_the_rules_default_configuration_is_the_advertised_one() -> None:
+    """A configuration made in Python (``EcarteConfig()``, ``EarlConfig()``) is the one an
+    empty GameConfig gets, defaults and all (C-VAR-6's open hands off, and so on)."""
+    from referee.games.earl_of_coventry.state import EarlConfig
+    from referee.games.ecarte.state import EcarteConfig
+
+    assert decode("ecarte") == EcarteConfig()
+    assert decode("earl_of_coventry") == EarlConfig()
