@@ -89,6 +89,8 @@ def test_C_VAR_0_call_styles() -> None:
         (CallStyle.CUSTOM, ("a", "b", "   ", "d"), "couplet_templates[2]"),
         (CallStyle.CUSTOM, ("a", "x" * 201, "c", "d"), "couplet_templates[1]"),
         (CallStyle.CUSTOM, ("{suit}", "b", "c", "d"), "couplet_templates[0]"),
+        (CallStyle.CUSTOM, ("a", "{rank} {", "c", "d"), "couplet_templates[1]"),
+        (CallStyle.CUSTOM, ("a", "b", "c", "} {rank}"), "couplet_templates[3]"),
         (CallStyle.EARL, CUSTOM_TEMPLATES, "couplet_templates"),
         (SNIP, CUSTOM_TEMPLATES, "couplet_templates"),
     ],
@@ -99,6 +101,12 @@ def test_C_VAR_0_custom_needs_exactly_four_templates(
     with pytest.raises(InvalidInput) as e:
         RULES.new_game(EarlConfig(call_style=style, couplet_templates=templates), SEED)
     assert field in [v.field for v in e.value.violations]
+
+
+def test_C_VAR_0_custom_templates_at_their_bounds() -> None:
+    """A template of 1 and of 200 characters is accepted; {rank} may appear anywhere."""
+    for templates in (("a", "x" * 200, "{rank}", "{rank} and {rank}"),):
+        RULES.new_game(EarlConfig(call_style=CallStyle.CUSTOM, couplet_templates=templates), SEED)
 
 
 # ---------------------------------------------------------------- C-VAR-1

@@ -247,12 +247,6 @@ class EarlState:
             self.winners,
         )
 
-    def played_mask(self) -> int:
-        m = 0
-        for c in self.played:
-            m |= 1 << c
-        return m
-
     def run_cards(self) -> bytes:
         """The cards of the run under way (the last ``run_length`` cards played)."""
         return self.played[len(self.played) - self.run_length :] if self.run_length else b""
