@@ -16,6 +16,7 @@ from referee.games.earl_of_coventry.state import (
     EarlState,
     Phase,
     RoundDealt,
+    hand_size_dealt,
 )
 from referee.shuffle import shuffle
 from tests.earl_of_coventry.helpers import (
@@ -250,6 +251,7 @@ def test_C_DEAL_2_one_card_at_a_time_from_the_eldest(n: int, dealer: int) -> Non
     for k in range(n):
         s = (eldest + k) % n
         assert sizes[s] == 52 // n + (1 if k < 52 % n else 0)
+        assert hand_size_dealt(n, k) == sizes[s]  # what validation expects a hand to be
     (dealt,) = events_of(events, RoundDealt)
     assert dealt.seats == tuple((eldest + k) % n for k in range(n))
     assert dealt.hand_sizes == tuple(sizes[s] for s in dealt.seats)
