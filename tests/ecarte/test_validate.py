@@ -79,6 +79,8 @@ def test_seats_and_turn_in_range() -> None:
     assert "dealer" in fields(replace(s, dealer=-1))
     assert "deal" in fields(replace(s, deal=-1))
     assert "deal" in fields(replace(s, deal=MAX_DEAL + 1))
+    validate(replace(s, deal=MAX_DEAL), check_deal=False)
+    validate(replace(base(phase=Phase.ANSWER), turn=DEALER), check_deal=False)  # seat 0
     for card in (-1, 52, 60):
         assert "turn_up" in fields(replace(s, turn_up=card))
     assert fields(replace(s, points=(0, 0, 0))) == ["seats"]
