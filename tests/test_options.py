@@ -13,9 +13,10 @@ import pytest
 
 from referee.codec import all_codecs
 from referee.games.base import InvalidInput, OptionSpec, OptionType
-from referee.v1 import referee_pb2
+from referee.v1 import earl_of_coventry_pb2, referee_pb2
 
 CODECS = {c.game_id: c for c in all_codecs()}
+CUSTOM_STYLE = earl_of_coventry_pb2.EARL_OF_COVENTRY_CALL_STYLE_CUSTOM
 
 
 def options(*types: OptionType) -> list[Any]:
@@ -55,7 +56,7 @@ def companions(game: str, option: OptionSpec, value: Any = None) -> dict[str, An
     out: dict[str, Any] = {}
     if option.name == "first_dealer":
         out["seats"] = seats.max
-    if option.name == "call_style" and value == 4:  # EARL_OF_COVENTRY_CALL_STYLE_CUSTOM
+    if option.name == "call_style" and value == CUSTOM_STYLE:
         out["couplet_templates"] = [f"{{rank}} {word}" for word in ("one", "two", "three", "four")]
     return out
 
@@ -84,7 +85,7 @@ def test_a_list_option_takes_its_advertised_number_of_entries(
 ) -> None:
     """min and max count the entries (C-VAR-5: four couplets with the custom style)."""
     assert option.name == "couplet_templates" and 1 <= option.min <= option.max
-    custom = {"call_style": 4}  # EARL_OF_COVENTRY_CALL_STYLE_CUSTOM
+    custom = {"call_style": CUSTOM_STYLE}
 
     def entries(k: int) -> list[str]:
         return [f"{{rank}} entry {i}" for i in range(k)]

@@ -66,14 +66,23 @@ def list_games(channel: grpc.Channel, token: str | None = None) -> pb.ListGamesR
     return stub.ListGames(pb.ListGamesRequest(), timeout=10, metadata=metadata)
 
 
-def trusting(certs: Certs, client: bool = False) -> grpc.ChannelCredentials:
-    if not client:
+def trusting(certs: Certs, client: Certs | None = None) -> grpc.ChannelCredentials:
+    """Credentials trusting ``certs``' CA, with ``client``'s client certificate if given."""
+    if client is None:
         return grpc.ssl_channel_credentials(root_certificates=certs.ca.read_bytes())
     return grpc.ssl_channel_credentials(
         root_certificates=certs.ca.read_bytes(),
-        private_key=certs.client_key.read_bytes(),
-        certificate_chain=certs.client_cert.read_bytes(),
+        private_key=client.client_key.read_bytes(),
+        certificate_chain=client.client_cert.read_bytes(),
     )
+
+
+def renewable(certs: Certs, tmp_path: Path) -> tuple[Path, Path, ServerSettings]:
+    """A server's certificate and key files (``certs``' to begin with) and its settings."""
+    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
+    install(certs.server_cert, cert)
+    install(certs.server_key, key)
+    return cert, key, ServerSettings(host="127.0.0.1", port=0, tls=TlsFiles(cert, key))
 
 
 def events(out: object) -> list[tuple[str, str]]:
@@ -87,10 +96,7 @@ def events(out: object) -> list[tuple[str, str]]:
 def test_a_renewed_certificate_serves_new_connections_without_a_restart(
     certs: Certs, other: Certs, tmp_path: Path
 ) -> None:
-    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
-    install(certs.server_cert, cert)
-    install(certs.server_key, key)
-    settings = ServerSettings(host="127.0.0.1", port=0, tls=TlsFiles(cert, key))
+    cert, key, settings = renewable(certs, tmp_path)
     with captured_logs() as out, InProcess(settings) as server:
         assert presented(server.port) == der(certs.server_cert)
         old = grpc.secure_channel(server.address, trusting(certs))
@@ -113,10 +119,7 @@ def test_a_renewed_certificate_serves_new_connections_without_a_restart(
 def test_files_that_cannot_be_used_are_refused_and_the_last_good_ones_serve(
     certs: Certs, other: Certs, tmp_path: Path
 ) -> None:
-    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
-    install(certs.server_cert, cert)
-    install(certs.server_key, key)
-    settings = ServerSettings(host="127.0.0.1", port=0, tls=TlsFiles(cert, key))
+    cert, key, settings = renewable(certs, tmp_path)
     with captured_logs() as out, InProcess(settings) as server:
         # Half-way through a renewal: the new certificate, the old key.
         install(other.server_cert, cert)
@@ -151,20 +154,14 @@ def test_a_renewed_client_ca_decides_new_connections(
     install(certs.ca, ca)
     tls = TlsFiles(certs.server_cert, certs.server_key, ca)
     with InProcess(ServerSettings(host="127.0.0.1", port=0, tls=tls)) as server:
-        with grpc.secure_channel(server.address, trusting(certs, client=True)) as ch:
+        with grpc.secure_channel(server.address, trusting(certs, client=certs)) as ch:
             assert list_games(ch).games
         # The clients move to certificates of the other CA.
         install(other.ca, ca)
-        roots = certs.ca.read_bytes()
-        moved = grpc.ssl_channel_credentials(
-            root_certificates=roots,
-            private_key=other.client_key.read_bytes(),
-            certificate_chain=other.client_cert.read_bytes(),
-        )
-        with grpc.secure_channel(server.address, moved) as ch:
+        with grpc.secure_channel(server.address, trusting(certs, client=other)) as ch:
             assert list_games(ch).games
         with (
-            grpc.secure_channel(server.address, trusting(certs, client=True)) as ch,
+            grpc.secure_channel(server.address, trusting(certs, client=certs)) as ch,
             pytest.raises(grpc.RpcError) as e,
         ):
             list_games(ch)
