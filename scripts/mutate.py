@@ -195,6 +195,18 @@ def main() -> int:
                     if src.is_file():
                         shutil.copy2(src, dst)
             copies.append(copy)
+        # The tests must pass unmutated, in a copy: a test file the copies lack (not yet
+        # tracked by git) or a failing test would count every mutant as killed.
+        baseline = subprocess.run(
+            [*PYTEST, *args.tests], cwd=copies[0], env=env, capture_output=True
+        )
+        if baseline.returncode != 0:
+            print(
+                f"# the tests fail without a mutant (exit {baseline.returncode}); is every "
+                "test file tracked by git (git add)?\n" + baseline.stdout.decode()[-2000:],
+                file=sys.stderr,
+            )
+            return 2
         threads = [threading.Thread(target=run, args=(c,)) for c in copies]
         for t in threads:
             t.start()

@@ -37,3 +37,51 @@ def test_every_site_is_one_change() -> None:
     assert "return 0 <= card < 52 and held >> card & 1" in bodies
     assert "return 0 <= card < 53 and (not held >> card & 1)" in bodies
     assert "return 0 <= card < 52 and (not held >> card | 1)" in bodies
+
+
+def _checkout(tmp: Path, test_body: str, track_test: bool = True) -> Path:
+    """A git checkout holding scripts/mutate.py, a one-rule module and its test."""
+    import shutil
+    import subprocess
+
+    root = tmp / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy2(ROOT / "scripts" / "mutate.py", root / "scripts" / "mutate.py")
+    (root / "rule.py").write_text("def legal(card):\n    return 0 <= card < 52\n")
+    (root / "test_rule.py").write_text("from rule import legal\n\n\n" + test_body)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    tracked = ["scripts/mutate.py", "rule.py"] + (["test_rule.py"] if track_test else [])
+    subprocess.run(["git", "add", *tracked], cwd=root, check=True)
+    return root
+
+
+def _run(root: Path) -> tuple[int, list[dict[str, object]]]:
+    import json
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "scripts/mutate.py", "--jobs", "1", "rule.py", "test_rule.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = [json.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
+    return result.returncode, lines
+
+
+def test_survivors_are_the_mutants_the_tests_let_pass(tmp_path: Path) -> None:
+    """A test of the lower bound only: the mutants of the upper bound survive, those of
+    the lower bound are killed."""
+    root = _checkout(tmp_path, "def test_lower():\n    assert legal(0) and not legal(-1)\n")
+    code, survivors = _run(root)
+    assert code == 0
+    assert sorted((s["kind"], s["col"]) for s in survivors) == [("cmp", 11), ("int", 23)]
+    assert {s["line"] for s in survivors} == {2}
+
+
+def test_tests_that_fail_unmutated_stop_the_run(tmp_path: Path) -> None:
+    """An untracked test file (absent from the copies) would kill every mutant: refused."""
+    root = _checkout(tmp_path, "def test_any():\n    assert legal(0)\n", track_test=False)
+    code, survivors = _run(root)
+    assert code == 2 and survivors == []

@@ -216,3 +216,222 @@ def test_wager_ranges_are_listed_with_their_maximum() -> None:
     assert out.actor.spectator == "ann"
     assert (out.ecarte.wager.amount, out.ecarte.wager.amount_max) == (1, 40)
     assert CODEC.decode_action(out, state, "action").kind is ActionKind.WAGER
+
+
+SUITS = ("SUIT_CLUBS", "SUIT_DIAMONDS", "SUIT_HEARTS", "SUIT_SPADES")
+
+
+def _codes(cards: object) -> tuple[int, ...]:
+    from referee.codec.common import card_code
+
+    return tuple(card_code(c, "card") for c in cards)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_the_view_message_says_what_the_view_says(config: EcarteConfig) -> None:
+    """Every field of an encoded view, read back by hand, against the rules' view: for
+    each seat, the public and a spectator, along random matches. The trump is the
+    turned-up card's suit (E-DEAL-3), by its protobuf name."""
+    rng = random.Random(3)
+    states, _, _ = playout(config, bytes(range(32)), rng)
+    viewers = [*(Viewer.of_seat(s) for s in range(config.seats)), PUBLIC_VIEWER]
+    viewers.append(Viewer.of_spectator("ann"))
+    for state in states[:: max(1, len(states) // 40)]:
+        for viewer in viewers:
+            view = RULES.view(state, viewer)
+            out = referee_pb2.GameView()
+            CODEC.encode_view(view, out)
+            v = out.ecarte
+            assert (v.phase, v.deal, v.game, v.dealer) == (
+                view.phase,
+                view.deal,
+                view.game,
+                view.dealer,
+            )
+            assert (v.elder, v.responder, v.turn) == (view.elder, view.responder, view.turn)
+            assert _codes([v.turn_up]) == (view.turn_up,)
+            assert cards_pb2.Suit.Name(v.trump) == SUITS[view.trump]
+            assert v.trump == v.turn_up.suit
+            assert v.stock_count == view.stock_count
+            assert len(v.seats) == len(view.seats)
+            for sv, seat in zip(v.seats, view.seats, strict=True):
+                assert (sv.seat, sv.card_count, sv.discard_count, sv.sits_out) == (
+                    seat.seat,
+                    seat.card_count,
+                    seat.discard_count,
+                    seat.sits_out,
+                )
+                assert (sv.tricks_won, sv.points, sv.games_won, sv.chips) == (
+                    seat.tricks_won,
+                    seat.points,
+                    seat.games_won,
+                    seat.chips,
+                )
+                assert sv.hand_visible == (seat.hand is not None)
+                assert _codes(sv.hand) == (seat.hand or ())
+                assert _codes(sv.discards) == (seat.discards or ())
+            assert [(t.leader, _codes(t.cards)) for t in v.tricks] == [
+                (t.leader, t.cards) for t in view.tricks
+            ]
+            assert [t.winner if t.HasField("winner") else -1 for t in v.tricks] == [
+                t.winner for t in view.tricks
+            ]
+            announced = v.king_announced if v.HasField("king_announced") else -1
+            assert announced == view.king_announced
+            assert v.original_hands == view.original_hands
+            assert [(w.spectator, w.seat, w.amount) for w in v.wagers] == [
+                (w.spectator, w.seat, w.amount) for w in view.wagers
+            ]
+            assert [(x.spectator, x.net) for x in v.spectators] == [
+                (x.spectator, x.net) for x in view.spectators
+            ]
+            assert (v.winner if v.HasField("winner") else -1) == view.winner
+
+
+def _both_readings(msg: referee_pb2.GameState, seed: bytes) -> list[list[str]]:
+    """The fields each way of reading a state refuses (from its bytes, as compiled; from
+    the message's attributes, as interpreted)."""
+    data = msg.SerializeToString(deterministic=True)
+    return [
+        fields_of(lambda: CODEC._read_state(data, seed, "state.ecarte")),
+        fields_of(lambda: CODEC._read_message(msg.ecarte, seed, "state.ecarte")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("phase", 0), ("phase", 7), ("trump", 0), ("trump", 5), ("phase", -1), ("trump", -1)],
+)
+def test_enum_values_past_either_end_are_refused(field: str, value: int) -> None:
+    msg, seed = _state_msg()
+    setattr(msg.ecarte, field, value)
+    assert _both_readings(msg, seed) == [[f"state.ecarte.{field}"]] * 2
+
+
+def test_the_last_phase_and_suit_are_read() -> None:
+    msg, seed = _state_msg()
+    msg.ecarte.phase = max(epb.EcartePhase.values())  # type: ignore[assignment]
+    msg.ecarte.trump = cards_pb2.SUIT_SPADES
+    data = msg.SerializeToString(deterministic=True)
+    for read in (
+        lambda: CODEC._read_state(data, seed, "state.ecarte"),
+        lambda: CODEC._read_message(msg.ecarte, seed, "state.ecarte"),
+    ):
+        state = read()
+        assert state.phase == 6 and state.trump == 3
+
+
+def test_packets_past_the_last_choice_are_refused() -> None:
+    last = max(epb.EcartePackets.values())
+    config = referee_pb2.GameConfig(ecarte=epb.EcarteConfig(packets=last))  # type: ignore[arg-type]
+    assert CODEC.decode_config(config, "config").packets == last
+    past = referee_pb2.GameConfig(ecarte=epb.EcarteConfig(packets=last + 1))  # type: ignore[arg-type]
+    assert fields_of(lambda: CODEC.decode_config(past, "config")) == ["config.ecarte.packets"]
+
+
+@pytest.mark.parametrize("remembered", [False, True])
+def test_the_seat_just_past_the_table_is_refused(remembered: bool) -> None:
+    """Seat n of an n-seat table, as the actor or a wager's seat; decoded afresh, and
+    remembered from a 3-seat table (where it is a seat)."""
+    from referee.codec.ecarte import EcarteCodec
+
+    codec = EcarteCodec()
+    two, _ = RULES.new_game(EcarteConfig(gallery=True), bytes(32))
+    three, _ = RULES.new_game(EcarteConfig(seats=3, gallery=True), bytes(32))
+    actor = _action(
+        actor=common_pb2.Actor(seat=2), ecarte=epb.EcarteAction(propose=epb.EcartePropose())
+    )
+    wager = _action(
+        actor=common_pb2.Actor(spectator="ann"),
+        ecarte=epb.EcarteAction(wager=epb.EcartePlaceWager(seat=2, amount=1)),
+    )
+    for action, field in ((actor, "action.actor.seat"), (wager, "action.ecarte.wager.seat")):
+        if remembered:
+            codec.decode_action(action, three, "action")
+        assert fields_of(lambda a=action: codec.decode_action(a, two, "action")) == [field]
+    ok = _action(
+        actor=common_pb2.Actor(spectator="ann"),
+        ecarte=epb.EcarteAction(wager=epb.EcartePlaceWager(seat=1, amount=1)),
+    )
+    assert codec.decode_action(ok, two, "action").seat == 1
+
+
+def _read_both(msg: referee_pb2.GameState, seed: bytes, data: bytes | None = None) -> list[object]:
+    """The unchecked state each way of reading makes of ``msg`` (the bytes: ``data`` if
+    given, else ``msg``'s own)."""
+    if data is None:
+        data = msg.SerializeToString(deterministic=True)
+    return [
+        CODEC._read_state(data, seed, "state.ecarte"),
+        CODEC._read_message(msg.ecarte, seed, "state.ecarte"),
+    ]
+
+
+def _gallery_msg() -> tuple[referee_pb2.GameState, bytes]:
+    state, _ = RULES.new_game(EcarteConfig(gallery=True), bytes(range(32)))
+    return encoded(state), state.seed
+
+
+def test_wagers_and_nets_of_zero_are_read_both_ways() -> None:
+    """Zero is not on the wire (proto3): a wager on seat 0 or of 0, a net of 0."""
+    msg, seed = _gallery_msg()
+    msg.ecarte.wagers.add(spectator="ann", seat=0, amount=1)
+    msg.ecarte.wagers.add(spectator="bob", seat=1, amount=4)
+    msg.ecarte.wagers.add(spectator="cy", seat=1, amount=0)
+    msg.ecarte.spectators.add(spectator="ann", net=0)
+    msg.ecarte.spectators.add(spectator="bob", net=-3)
+    from_bytes, from_message = _read_both(msg, seed)
+    assert from_bytes == from_message
+    assert [(w.spectator, w.seat, w.amount) for w in from_bytes.wagers] == [  # type: ignore[attr-defined]
+        ("ann", 0, 1),
+        ("bob", 1, 4),
+        ("cy", 1, 0),
+    ]
+    assert [(x.spectator, x.net) for x in from_bytes.ledger] == [("ann", 0), ("bob", -3)]  # type: ignore[attr-defined]
+
+
+def test_unknown_fields_inside_wagers_and_nets_are_skipped() -> None:
+    """Entries from a newer producer: an unknown field of each wire type is skipped."""
+    msg, seed = _gallery_msg()
+    extra = b"\xb8\x06\x07" + b"\xc1\x06" + bytes(8) + b"\xca\x06\x01z" + b"\xd5\x06" + bytes(4)
+    wager = epb.EcarteWager(spectator="ann", seat=1, amount=2)
+    net = epb.EcarteSpectatorNet(spectator="ann", net=5)
+    inner = msg.ecarte.SerializeToString(deterministic=True)
+    for number, entry in ((12, wager), (13, net)):
+        body = extra + entry.SerializeToString() + extra
+        inner += bytes([number << 3 | 2, len(body)]) + body
+    envelope = referee_pb2.GameState()
+    envelope.CopyFrom(msg)
+    envelope.ClearField("ecarte")
+    data = envelope.SerializeToString(deterministic=True)
+    data += bytes([referee_pb2.GameState.DESCRIPTOR.fields_by_name["ecarte"].number << 3 | 2])
+    data += bytes([len(inner) & 0x7F | 0x80, len(inner) >> 7]) + inner
+    msg.ecarte.wagers.append(wager)
+    msg.ecarte.spectators.append(net)
+    from_bytes, from_message = _read_both(msg, seed, data)
+    assert from_bytes == from_message
+    assert len(from_bytes.wagers) == 1 and from_bytes.ledger[0].net == 5  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("field", ["stock", "tricks"])
+@pytest.mark.parametrize(
+    ("cards", "says"),
+    [
+        (bytes([0, 1]), "byte 1: card code 1 is not a card of the pack"),  # the two of clubs
+        (bytes([0, 60]), "byte 1: card code 60 is not a card of the pack"),
+        (bytes([6, 0, 6]), "appears twice"),
+    ],
+)
+def test_card_lists_hold_each_card_of_the_pack_once(field: str, cards: bytes, says: str) -> None:
+    """Checked as the codec reads them, both ways, before the rules' validation."""
+    msg, seed = _state_msg()
+    setattr(msg.ecarte, field, cards)
+    data = msg.SerializeToString(deterministic=True)
+    for read in (
+        lambda: CODEC._read_state(data, seed, "state.ecarte"),
+        lambda: CODEC._read_message(msg.ecarte, seed, "state.ecarte"),
+    ):
+        with pytest.raises(InvalidInput) as caught:
+            read()
+        ((where, description),) = [(v.field, v.description) for v in caught.value.violations]
+        assert where == f"state.ecarte.{field}" and says in description

@@ -274,3 +274,34 @@ def test_require_sealed_guards_each_seat_with_its_credential() -> None:
     # The credentials of one game do not open another.
     second = strict.new_game(pb.NewGameRequest(config=CONFIG))
     assert second.seat_credentials[turn] != creds[turn]
+
+
+def test_require_sealed_guards_the_table_not_the_spectators() -> None:
+    """The table's actions need the table credential (checked before the rules: here the
+    round has not ended, so the rules then reject it); a spectator has no credential and
+    needs none (docs/trust.md)."""
+    from referee.v1 import ecarte_pb2 as epb
+
+    strict = sealed_referee(K1, require=True)
+    first = strict.new_game(pb.NewGameRequest(config=CONFIG))
+    table = common_pb2.Actor(table=common_pb2.TableActor())
+    next_round = eoc.EarlOfCoventryAction(next_round=eoc.EarlOfCoventryNextRound())
+    action = pb.Action(actor=table, earl_of_coventry=next_round)
+    request = pb.ApplyActionRequest(sealed_state=first.sealed_state, action=action)
+    with pytest.raises(RequestError) as info:
+        strict.apply_action(request)
+    assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
+    assert "credential of the table" in info.value.message
+    request.action.actor.credential = first.table_credential
+    assert strict.apply_action(request).verdict == common_pb2.VERDICT_REJECTED
+
+    gallery = pb.GameConfig(ecarte=epb.EcarteConfig(gallery=True))
+    ecarte = strict.new_game(pb.NewGameRequest(config=gallery))
+    wager = pb.Action(
+        actor=common_pb2.Actor(spectator="ann"),
+        ecarte=epb.EcarteAction(wager=epb.EcartePlaceWager(seat=0, amount=1)),
+    )
+    reply = strict.apply_action(
+        pb.ApplyActionRequest(sealed_state=ecarte.sealed_state, action=wager)
+    )
+    assert reply.verdict == common_pb2.VERDICT_ACCEPTED
