@@ -378,3 +378,69 @@ def test_block_shuffle_equals_the_draw_by_draw_shuffle() -> None:
         assert shuf.shuffle(seed, 3, FULL_DECK) == shuf.shuffle_exact(seed, 3, FULL_DECK)
     finally:
         plan.no_rejection = saved
+
+
+def test_the_block_shuffle_of_the_smallest_decks() -> None:
+    """Decks of 0 to 4 cards: the block path (or its short cut for fewer than two cards)
+    gives the draw-by-draw pack; a two-card deck is swapped for some seeds, not others."""
+    from referee.shuffle import shuffle_exact
+
+    swapped = set()
+    for i in range(64):
+        seed = hashlib.sha256(b"small-%d" % i).digest()
+        for n in range(5):
+            deck = list(range(n))
+            assert shuffle(seed, 1, deck) == shuffle_exact(seed, 1, deck)
+        swapped.add(tuple(shuffle(seed, 1, [0, 1])))
+    assert swapped == {(0, 1), (1, 0)}
+
+
+def test_SHUF_2_the_first_rejected_word_is_rejected() -> None:
+    """SHUF-2 at its boundary: x = 2^32 - (2^32 mod m) is rejected, one less is kept.
+    (SHA-256 cannot be made to give these words: a stream of chosen words stands in.)"""
+    import referee.shuffle
+
+    if not (referee.shuffle.__file__ or "").endswith(".py"):
+        pytest.skip("the compiled Stream cannot be subclassed; the interpreted run checks this")
+
+    class Words(Stream):
+        def __init__(self, words: list[int]) -> None:
+            super().__init__(bytes(32), 0)
+            self.words = words
+
+        def next4(self) -> int:
+            return self.words.pop(0)
+
+    for m in (3, 52, (1 << 31) + 1):
+        limit = (1 << 32) - ((1 << 32) % m)
+        assert Words([limit, 7]).uniform(m) == 7 % m
+        assert Words([limit - 1, 7]).uniform(m) == (limit - 1) % m
+
+
+def test_CUT_2_the_cut_pack_is_used_to_its_last_card() -> None:
+    """Seats tied until the last cards draw them; a tie that outlasts the pack is an
+    error, never a draw from beyond it."""
+    deck = list(range(4))
+    for i in range(200):
+        seed = hashlib.sha256(b"last-%d" % i).digest()
+        pack = shuffle(seed, CUT_SHUFFLE, deck)
+        if pack.index(3) >= 2:  # the one card that is not a tie comes in the second round
+            break
+    else:
+        pytest.fail("no seed found")
+    dealer, draws = cut_for_dealer(seed, deck, 2, lambda c: -1 if c == 3 else 0)
+    assert draws == [[pack[0], pack[2]], [pack[1], pack[3]]] and 3 in draws[dealer]
+    with pytest.raises(ValueError, match="exhausted"):
+        cut_for_dealer(seed, deck, 2, lambda c: 0)
+
+
+def test_the_block_path_only_skips_words_no_modulus_rejects() -> None:
+    """The block path may take a word without SHUF-2's check only below every limit of
+    its moduli 2 .. n; and it must check from the smallest of them."""
+    from referee.shuffle import _plan
+
+    for n in range(2, 53):
+        limits = [(1 << 32) - ((1 << 32) % m) for m in range(2, n + 1)]
+        assert _plan(n).no_rejection == min(limits)
+        assert len(_plan(n).moduli) == n - 1
+        assert 8 * _plan(n).blocks >= n - 1  # words enough for every draw

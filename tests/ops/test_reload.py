@@ -237,3 +237,22 @@ def test_the_tokens_file_is_looked_at_every_few_seconds_at_most(tmp_path: Path) 
     bearer = (("authorization", f"Bearer {NEW}"),)
     assert hourly.check(bearer) is None and never.check(bearer) is None
     assert every.check(bearer) == "token-1"
+
+
+def test_after_a_look_the_next_is_a_whole_interval_later(tmp_path: Path) -> None:
+    """Once the interval has passed, a call looks at the file; the next look is a whole
+    interval after that one, not at every call."""
+    import time
+
+    file = tmp_path / "tokens"
+    file.write_text(f"{OLD}\n")
+    hourly = TokenSet.load(file, reload_seconds=3600)
+    assert hourly is not None and hourly._reload is not None
+    hourly._reload.due = 0.0  # the hour has passed
+    (tmp_path / "next").write_text(f"{NEW}\n")
+    install(tmp_path / "next", file)
+    assert hourly.check((("authorization", f"Bearer {NEW}"),)) == "token-1"
+    assert hourly._reload.due >= time.monotonic() + 3500
+    (tmp_path / "next").write_text(f"{OLD}\n")
+    install(tmp_path / "next", file)
+    assert hourly.check((("authorization", f"Bearer {OLD}"),)) is None  # not looked at yet

@@ -181,3 +181,26 @@ def test_token_sources_are_validated(tmp_path: Path) -> None:
     assert tokens.is_exempt("/grpc.health.v1.Health/Check")
     assert not tokens.is_exempt("/referee.v1.RefereeService/ListGames")
     assert set(DEFAULT_EXEMPT) >= {"grpc.health.v1.Health"}
+
+
+def test_token_lengths_and_where_a_bad_entry_is() -> None:
+    """Tokens of 16 to 4096 characters; an error names the file's line or the
+    variable's entry, counted from 1 (blank lines and comments count)."""
+    for length in (16, 4096):
+        assert parse_tokens("t" * length, "f") == [("", "t" * length)]
+    for length in (15, 4097):
+        with pytest.raises(TokenError, match="16 to 4096 characters"):
+            parse_tokens("t" * length, "f")
+    with pytest.raises(TokenError, match=r"^tokens\.txt line 3: "):
+        parse_tokens(f"# first\n{TOKEN}\nshort\n", "tokens.txt")
+    with pytest.raises(TokenError, match=r"^REFEREE_AUTH_TOKENS entry 2: "):
+        parse_tokens(f"{TOKEN},short", "REFEREE_AUTH_TOKENS", separator=",")
+
+
+def test_an_exemption_names_a_service_or_one_method() -> None:
+    by_method = TokenSet([("", TOKEN)], exempt=("referee.v1.RefereeService/ListGames",))
+    assert by_method.is_exempt("/referee.v1.RefereeService/ListGames")
+    assert not by_method.is_exempt("/referee.v1.RefereeService/ApplyAction")
+    by_service = TokenSet([("", TOKEN)], exempt=("referee.v1.RefereeService",))
+    assert by_service.is_exempt("/referee.v1.RefereeService/ApplyAction")
+    assert not by_service.is_exempt("/grpc.health.v1.Health/Check")

@@ -58,6 +58,7 @@ def test_the_last_version_is_read_but_nothing_may_follow_it() -> None:
 def test_a_state_holds_one_entropy_entry_per_seat_at_most() -> None:
     """A state's seat entropy is checked before its game is known: 13 entries (the most
     seats of any game) of up to MAX_ENTROPY_BYTES each."""
+    assert MAX_ENTROPY_BYTES == 64  # docs/api.md, docs/trust.md
     state = game(13).state
     state.ClearField("seat_entropy")
     state.seat_entropy.extend([bytes([i]) * MAX_ENTROPY_BYTES for i in range(MAX_SEATS)])

@@ -305,3 +305,85 @@ def test_require_sealed_guards_the_table_not_the_spectators() -> None:
         pb.ApplyActionRequest(sealed_state=ecarte.sealed_state, action=wager)
     )
     assert reply.verdict == common_pb2.VERDICT_ACCEPTED
+
+
+def test_tokens_follow_the_documented_format() -> None:
+    """docs/trust.md, format 1, checked with AES-GCM directly: a token the keyring seals
+    opens by hand, and one made by hand opens in the keyring (tokens sealed by one
+    release open in the next)."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    key_id, material = K1
+    ring = Keyring([K1])
+    header = b"RS" + bytes([1, len(key_id)]) + key_id.encode()
+    token = ring.seal(b"state bytes")
+    assert token.startswith(header)
+    assert len(token) == len(header) + 12 + len(b"state bytes") + 16  # nonce, tag
+    nonce = token[len(header) : len(header) + 12]
+    assert AESGCM(material).decrypt(nonce, token[len(header) + 12 :], header) == b"state bytes"
+    made = header + bytes(12) + AESGCM(material).encrypt(bytes(12), b"by hand", header)
+    assert ring.open(made) == b"by hand"
+
+
+def test_the_shortest_token_and_one_byte_less() -> None:
+    """An empty plaintext: header, nonce and tag only. One byte less is malformed; the
+    last byte altered does not verify."""
+    ring = Keyring([K1])
+    token = ring.seal(b"")
+    assert ring.open(token) == b""
+    altered = token[:-1] + bytes([token[-1] ^ 1])
+    for bad, reason in ((token[:-1], SEAL_MALFORMED), (altered, SEAL_INVALID)):
+        with pytest.raises(SealError) as info:
+            ring.open(bad)
+        assert info.value.reason == reason
+
+
+@pytest.mark.parametrize("length", [1, 32])
+def test_key_ids_of_one_to_32_characters_seal_and_open(length: int) -> None:
+    ring = Keyring([("k" * length, bytes(32))])
+    assert ring.open(ring.seal(b"x")) == b"x"
+
+
+@pytest.mark.parametrize("length", [0, 33])
+def test_a_token_naming_a_key_id_of_0_or_33_bytes_is_malformed(length: int) -> None:
+    ring = Keyring([("k" * 32, bytes(32))])
+    token = b"RS\x01" + bytes([length]) + b"k" * length + bytes(12 + 16 + 8)
+    with pytest.raises(SealError) as info:
+        ring.open(token)
+    assert info.value.reason == SEAL_MALFORMED
+
+
+def test_the_format_refused_is_named() -> None:
+    ring = Keyring([K1])
+    token = bytearray(ring.seal(b"x"))
+    token[2] = 7
+    with pytest.raises(SealError) as info:
+        ring.open(bytes(token))
+    assert info.value.reason == SEAL_VERSION and "token format 7" in info.value.message
+
+
+def test_credentials_are_16_bytes_and_stable_across_releases() -> None:
+    """docs/trust.md: 16-byte HMACs. The values are pinned: a credential handed out
+    before an upgrade (or by another replica's release) must still be accepted."""
+    from referee.sealing import TABLE_SEAT, check_credential, credential
+    from referee.seeds import commitment
+
+    ring = Keyring([K1])
+    game = commitment(bytes(32))
+    seat0, table = credential(ring, game, 0), credential(ring, game, TABLE_SEAT)
+    assert seat0.hex() == "1bf77dffcf41a5e0b30f4137ee955b69"
+    assert table.hex() == "63f65cfe66843d7352235a0621571b4b"
+    assert check_credential(ring, game, 0, seat0)
+    assert not check_credential(ring, game, 1, seat0)
+    assert not check_credential(ring, game, 0, seat0 + b"\0")
+
+
+def test_key_lines_must_be_strict_base64_with_one_colon() -> None:
+    """Characters outside base64 are refused, not skipped (a 32-byte key with a stray
+    character would otherwise load); a second colon is a configuration error, not a
+    crash."""
+    good = base64.b64encode(bytes(range(32))).decode()
+    assert parse_keys(f"a:{good}") == [("a", bytes(range(32)))]
+    for text in (f"a:{good[:10]}!{good[10:]}", f"a:{good}:x", f"a:{good[:10]} {good[10:]}"):
+        with pytest.raises(KeyConfigError):
+            parse_keys(text)

@@ -130,3 +130,21 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     diverged = run(bad)
     assert diverged.returncode == 1 and "DIVERGENCE: action 2" in diverged.stdout
     assert run(garbage).returncode == 2
+
+
+def test_a_tampered_state_after_a_play_is_not_called_a_deal() -> None:
+    """The divergence says what kind of step it was: a play that deals nothing."""
+    log = honest_log()
+    log.entries[2].state_hash = bytes(32)
+    line = verify.verify(log).lines[-1]
+    assert "action 2 (seat" in line and "the state after it differs" in line
+    assert "dealt" not in line
+
+
+def test_a_configuration_without_a_game_is_no_configuration() -> None:
+    log = honest_log()
+    log.ClearField("config")
+    log.config.SetInParent()  # present, but naming no game
+    assert log.HasField("config")
+    report = verify.verify(log)
+    assert not report.ok and "no configuration" in report.lines[-1]
