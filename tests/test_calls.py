@@ -3,11 +3,19 @@ CallInfo while it runs, its one log line."""
 
 from __future__ import annotations
 
+import itertools
+import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
+import grpc
+import pytest
+
+from referee import calls, logs
 from referee.calls import MAX_REQUEST_ID_LENGTH, Book
-from referee.service import CURRENT_CALL
+from referee.service import CURRENT_CALL, CallInfo
+from referee.v1 import referee_pb2 as pb
 
 
 class Context:
@@ -51,3 +59,248 @@ def test_a_clients_request_id_is_kept_and_bounded() -> None:
         CURRENT_CALL.reset(token)
         assert info.request_id == kept
         assert context.trailing == (("x-request-id", kept),)
+
+
+class Recorder:
+    """A stand-in for :class:`referee.metrics.Metrics` and for the log: what was called."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def rpc(self, *args: Any) -> None:
+        self.calls.append(("rpc", *args))
+
+    def action(self, *args: Any) -> None:
+        self.calls.append(("action", *args))
+
+    def replay_steps(self, game: str, steps: Any) -> None:
+        self.calls.append(("replay_steps", game, steps))
+
+    def debug(self, event: str, **fields: Any) -> None:
+        self.calls.append(("debug", event, fields))
+
+    def exception(self, event: str, **fields: Any) -> None:
+        self.calls.append(("exception", event, fields))
+
+
+@pytest.fixture
+def lines(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, Any], int]]:
+    """The RPC log lines of the calls' bookkeeping (fields, level), kept: recorded by
+    ``logs.rpc_line`` (which the compiled ``calls`` module calls too) into a stand-in
+    for its writer, every level written."""
+    kept: list[tuple[dict[str, Any], int]] = []
+    levels = {"info": logging.INFO, "debug": logging.DEBUG}
+
+    class Writer:
+        def record(self, method: str, fields: dict[str, Any]) -> None:
+            assert fields.pop("event") == "rpc" and fields.pop(logs.RECORDED_AT) > 0
+            kept.append((fields, levels[method]))
+
+    monkeypatch.setitem(logs._RPC, "writer", Writer())
+    monkeypatch.setitem(logs._RPC, "level", logging.DEBUG)
+    return kept
+
+
+def _ended(
+    book: Book,
+    method: str,
+    status: str,
+    response: Any = None,
+    *,
+    fill: Callable[[CallInfo], None] = lambda info: None,
+    level: int = logging.INFO,
+) -> None:
+    info, token, start = book.begin(method, Context((("x-request-id", "r-9"),)))
+    fill(info)
+    book.end(info, token, start, status, response, level)
+    assert CURRENT_CALL.get() is None  # the call's info is gone with it
+
+
+def test_a_calls_line_and_metrics_say_what_it_did(
+    lines: list[tuple[dict[str, Any], int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = iter([5.0, 5.00123449, 7.0, 7.5, 9.0, 9.25, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0])
+    monkeypatch.setattr(calls.time, "perf_counter", lambda: next(clock, 0.0))
+    metrics, log = Recorder(), Recorder()
+    book = Book(metrics, True, log)  # type: ignore[arg-type]
+
+    def rejected(info: CallInfo) -> None:
+        info.game, info.verdict, info.violations = "ecarte", "rejected", ("E-PLAY-4", "E-X")
+        info.note("seal_refusal", "STATE_SEAL_INVALID")
+
+    token = calls.CLIENT.set("bot-fleet")
+    try:
+        _ended(book, "ApplyAction", "OK", fill=rejected)
+    finally:
+        calls.CLIENT.reset(token)
+    steps = ["step"]
+    replay = type("Replay", (), {"steps": steps})()
+
+    def game(info: CallInfo) -> None:
+        info.game = "earl_of_coventry"
+
+    _ended(book, "Replay", "OK", replay, fill=game, level=logging.DEBUG)
+    _ended(book, "ListGames", "UNAUTHENTICATED")
+
+    def accepted(info: CallInfo) -> None:
+        info.game, info.verdict = "ecarte", "accepted"
+
+    _ended(book, "ApplyAction", "DEADLINE_EXCEEDED", fill=accepted)  # not counted as judged
+    _ended(book, "Replay", "INVALID_ARGUMENT", fill=game)
+    _ended(book, "ApplyAction", "OK", object(), fill=game)  # no verdict: nothing judged
+
+    assert lines[0] == (
+        {
+            "method": "ApplyAction",
+            "status": "OK",
+            "ms": 1.234,
+            "request_id": "r-9",
+            "game": "ecarte",
+            "verdict": "rejected",
+            "violations": ["E-PLAY-4", "E-X"],
+            "seal_refusal": "STATE_SEAL_INVALID",
+            "client": "bot-fleet",
+        },
+        logging.INFO,
+    )
+    assert lines[1] == (
+        {
+            "method": "Replay",
+            "status": "OK",
+            "ms": 500.0,
+            "request_id": "r-9",
+            "game": "earl_of_coventry",
+        },
+        logging.DEBUG,
+    )
+    assert lines[2][0] == {
+        "method": "ListGames",
+        "status": "UNAUTHENTICATED",
+        "ms": 250.0,
+        "request_id": "r-9",
+    }
+    assert lines[3][0]["verdict"] == "accepted" and "violations" not in lines[3][0]
+    assert metrics.calls == [
+        ("rpc", "ApplyAction", "ecarte", "rejected", "OK", pytest.approx(0.00123449)),
+        ("action", "ecarte", "rejected"),
+        ("rpc", "Replay", "earl_of_coventry", "", "OK", 0.5),
+        ("replay_steps", "earl_of_coventry", steps),
+        ("rpc", "ListGames", "", "", "UNAUTHENTICATED", 0.25),
+        ("rpc", "ApplyAction", "ecarte", "accepted", "DEADLINE_EXCEEDED", 0.0),
+        ("rpc", "Replay", "earl_of_coventry", "", "INVALID_ARGUMENT", 0.0),
+        ("rpc", "ApplyAction", "earl_of_coventry", "", "OK", 0.0),
+    ]
+    assert [c[:2] for c in log.calls] == [("debug", "rpc_start")] * 6
+    assert log.calls[0][2] == {"method": "ApplyAction", "request_id": "r-9"}
+    quiet = Recorder()
+    _ended(Book(None, False, quiet), "Check", "OK")  # type: ignore[arg-type]
+    assert quiet.calls == []  # no rpc_start line unless asked
+
+
+class Aborted(Exception):
+    pass
+
+
+class HandlerContext(Context):
+    """A threaded server's context: aborts raise, and set the call's code."""
+
+    def __init__(self, active: bool = True) -> None:
+        super().__init__()
+        self.active = active
+        self.status: Any = None
+        self._code: grpc.StatusCode | None = None
+
+    def is_active(self) -> bool:
+        return self.active
+
+    def code(self) -> grpc.StatusCode | None:
+        return self._code
+
+    def abort_with_status(self, status: Any) -> None:
+        self.status, self._code = status, status.code
+        raise Aborted
+
+    def abort(self, code: grpc.StatusCode, details: str) -> None:
+        self.status, self._code = (code, details), code
+        raise Aborted
+
+
+class Answer:
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def ByteSize(self) -> int:  # protobuf's name
+        return self.size
+
+
+def test_the_threaded_handler_ends_every_call_with_one_status(
+    lines: list[tuple[dict[str, Any], int]],
+) -> None:
+    log = Recorder()
+    book = Book(None, False, log)  # type: ignore[arg-type]
+
+    def run(inner: Any, request: Any = "request", *, limit: int = 100, **kw: Any) -> Any:
+        handler = calls.threaded_handler(book, "ApplyAction", inner, limit, kw.pop("quiet", False))
+        context = HandlerContext(**kw)
+        try:
+            return handler(request, context), context
+        except Aborted:
+            return None, context
+        except RuntimeError as e:
+            return e, context
+
+    def bug(request: Any, context: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    answer, _ = run(lambda r, c: Answer(100))  # at the limit: answered
+    assert answer.size == 100 and lines[-1] == (lines[-1][0], logging.INFO)
+    assert lines[-1][0]["status"] == "OK"
+    assert run(lambda r, c: Answer(100), quiet=True)[0].size == 100
+    assert lines[-1][1] == logging.DEBUG and lines[-1][0]["status"] == "OK"
+    assert run(lambda r, c: Answer(101), limit=0)[0].size == 101  # no limit
+    answer, context = run(lambda r, c: Answer(101))
+    assert answer is None and context.status.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert lines[-1][0]["status"] == "RESOURCE_EXHAUSTED"
+    answer, context = run(lambda r, c: Answer(1), calls.Malformed("referee.v1.X"))
+    assert answer is None and context.status.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "referee.v1.X" in context.status.details and lines[-1][0]["status"] == "INVALID_ARGUMENT"
+    answer, _ = run(lambda r, c: Answer(1), active=False)  # answered after the client left
+    assert answer.size == 1 and lines[-1][0]["status"] == "CANCELLED"
+    error, context = run(bug, active=False)  # a failure after the client left
+    assert isinstance(error, RuntimeError) and context.status is None
+    assert lines[-1][0]["status"] == "CANCELLED" and log.calls == []
+    answer, context = run(bug)  # a bug: INTERNAL, no details, logged with the request id
+    assert answer is None and context.status == (grpc.StatusCode.INTERNAL, "internal error")
+    assert lines[-1][0]["status"] == "INTERNAL"
+    assert log.calls == [
+        (
+            "exception",
+            "rpc_failed",
+            {"method": "ApplyAction", "request_id": lines[-1][0]["request_id"]},
+        )
+    ]
+
+
+def test_request_ids_made_here_wrap_at_64_bits() -> None:
+    book = Book(None, False, None)
+    book.ids = itertools.count(2**64 + 5)
+    info, token, _ = book.begin("ListGames", Context())
+    CURRENT_CALL.reset(token)
+    assert info.request_id == book.id_prefix + "0000000000000005"
+
+
+def test_a_body_that_does_not_parse_becomes_malformed() -> None:
+    assert calls.tolerant(None) is None  # grpc's own: no deserializer
+    parse = calls.tolerant(pb.ApplyActionRequest.FromString)
+    assert parse is not None
+    assert parse(pb.ApplyActionRequest(sealed_state=b"t").SerializeToString()).sealed_state == b"t"
+    bad = parse(b"\xff\xff\xff")
+    assert isinstance(bad, calls.Malformed)
+    assert bad.message_type == "referee.v1.ApplyActionRequest"
+
+    def refuses(data: bytes) -> Any:
+        raise ValueError(data)
+
+    plain = calls.tolerant(refuses)  # no message type to name
+    assert plain is not None
+    assert plain(b"x").message_type == "request"

@@ -3,6 +3,7 @@ path and rendered later, in order with every other line, at the time it was reco
 
 from __future__ import annotations
 
+import calendar
 import io
 import json
 import logging
@@ -216,3 +217,138 @@ def test_a_timestamp_is_iso_8601_utc_with_six_digits_of_microseconds(now: float)
     expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)) + f".{micro:06d}Z"
     assert clock.stamp(now) == expected
     assert clock.stamp(now) == expected  # the second's prefix, kept from the call before
+
+
+def _capture_writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every ``os.write`` of the log pipeline, kept (whole) instead of written."""
+    writes: list[bytes] = []
+
+    def write(fd: int, data: Any) -> int:
+        writes.append(bytes(data))
+        return len(data)
+
+    monkeypatch.setattr(logs.os, "write", write)
+    return writes
+
+
+def test_each_write_holds_whole_lines_and_at_most_pipe_buf_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several workers share stderr: a write of at most PIPE_BUF bytes is atomic, so
+    each write holds whole lines, as many as fit in PIPE_BUF (a longer line alone)."""
+    monkeypatch.setattr(logs.time, "monotonic", lambda: 100.0)
+    writes = _capture_writes(monkeypatch)
+    half, whole = logs.CHUNK_BYTES // 2, logs.CHUNK_BYTES
+
+    def line(size: int) -> bytes:
+        return b"x" * (size - 1) + b"\n"
+
+    with open(tmp_path / "log", "w") as stream:
+        writer = logs.LineWriter(stream, lambda _, event: event["line"], False)
+        sizes = [half, half, whole, half, half, 3 * whole, 10, half - 10, half, 1, 2, whole - 3]
+        for size in sizes:
+            writer.record("info", {"line": line(size)})
+        writer.flush()
+    assert [len(w) for w in writes] == [whole, whole, whole, 3 * whole, whole, whole]
+    assert b"".join(writes) == b"".join(line(size) for size in sizes)
+
+
+def test_buffered_lines_wait_for_16_kib_or_the_flush_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``msg`` (the rendered lines of the RPC logger) writes what waits once 16 KiB wait
+    or the last write is FLUSH_SECONDS old, counting from each write (and from a fork:
+    a child starts with nothing waiting)."""
+    clock = [10.0]
+    monkeypatch.setattr(logs.time, "monotonic", lambda: clock[0])
+    writes = _capture_writes(monkeypatch)
+    with open(tmp_path / "log", "w") as stream:
+        writer = logs.LineWriter(stream, None, False)
+        clock[0] = 10.01
+        writer.msg("a" * 16382)  # 16,383 bytes with its newline: waits
+        assert writes == []
+        writer.msg("")  # 16,384
+        assert [len(w) for w in b"".join(writes).splitlines(keepends=True)] == [16383, 1]
+        writes.clear()
+        writer.msg("b" * 16382)  # counted from the write: waits again
+        assert writes == []
+        writer.flush()
+        writes.clear()
+        writer._after_fork_in_child()  # what a forked worker's writer runs first
+        writer.msg("c" * 16382)
+        assert writes == []
+        clock[0] = 10.01 + logs.FLUSH_SECONDS + 1  # an old last write: written
+        writer.msg("d")
+        assert len(b"".join(writes)) == 16383 + 2
+
+    clock[0] = 0.0
+    with open(tmp_path / "log2", "w") as stream:
+        writer = logs.LineWriter(stream, None, False)
+        clock[0] = logs.FLUSH_SECONDS  # exactly the interval since the last write
+        writer.msg("e")
+        assert b"".join(writes).endswith(b"e\n")
+        writes.clear()
+        writer.record("info", {"n": 1})
+        clock[0] = 2 * logs.FLUSH_SECONDS
+        writer.record("info", {"n": 2})  # exactly the interval again: both written
+        assert len(writes) == 1
+
+
+def test_rpc_lines_wait_and_other_lines_are_written_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logs, "FLUSH_SECONDS", 3600.0)  # no flush by time in this test
+    path = tmp_path / "log.jsonl"
+    try:
+        with open(path, "w") as stream:
+            logs.configure("info", "json", stream)
+            logs.rpc_line({"method": "A", "status": "OK"})
+            logs.get_logger(logs.RPC_LOGGER).info("rpc_other", method="B")
+            assert path.read_text() == ""  # the RPC logger's lines wait for a batch
+            logs.get_logger("referee.server").info("started")  # another logger's: at once
+            written = [json.loads(x)["event"] for x in path.read_text().splitlines()]
+            logs.flush()  # nothing left for the closed file's descriptor
+    finally:
+        logs.configure("warning", "json")
+    assert written == ["rpc", "rpc_other", "started"]
+
+
+def test_the_flusher_thread_writes_what_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the clock stopped no call writes what waits: the writer's own thread does,
+    every FLUSH_SECONDS, for as long as the writer lives."""
+    monkeypatch.setattr(logs.time, "monotonic", lambda: 100.0)
+    path = tmp_path / "log"
+    with open(path, "w") as stream:
+        writer = logs.LineWriter(stream, _json_line)
+        for n in (1, 2):
+            writer.record("info", {"n": n})
+            deadline = time.time() + 30
+            while len(path.read_text().splitlines()) < n and time.time() < deadline:
+                time.sleep(logs.FLUSH_SECONDS)
+            assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [1, 2][:n]
+
+
+def test_the_first_second_of_the_epoch_is_stamped_in_full() -> None:
+    assert logs._Clock().stamp(0.25) == "1970-01-01T00:00:00.250000Z"
+    assert logs._Clock().stamp(86_400.5) == "1970-01-02T00:00:00.500000Z"
+
+
+def test_format_auto_is_json_off_a_terminal_and_the_console_stamps_utc(tmp_path: Path) -> None:
+    path = tmp_path / "log"
+    try:
+        with open(path, "w") as stream:
+            logs.configure("info", "auto", stream)
+            logs.get_logger("referee.server").info("started", port=1)
+            logs.flush()
+        assert json.loads(path.read_text())["event"] == "started"
+        console = io.StringIO()
+        logs.configure("info", "console", console)
+        logs.get_logger("referee.server").info("started", port=1)
+        stamp = console.getvalue().split(" ", 1)[0]
+        assert stamp.endswith("Z") and "started" in console.getvalue()
+        stamped = calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+        assert abs(stamped - time.time()) < 60  # UTC, not this machine's local time
+    finally:
+        logs.configure("warning", "json")

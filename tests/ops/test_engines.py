@@ -336,6 +336,38 @@ def test_a_threads_stop_that_grpc_never_completes_gives_up_after_its_bound(
     assert "referee_stopped" not in [x["event"] for x in log_lines(out)]
 
 
+def test_a_threads_stop_whose_health_port_never_stops_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The separate health port's server is stopped within STOP_MARGIN_SECONDS too: one
+    that never stops makes the stop incomplete, though the game port stopped."""
+    from referee import threaded
+
+    monkeypatch.setattr(threaded, "STOP_MARGIN_SECONDS", 0.3)
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, health_port=0, grace_seconds=0.1, drain_delay_seconds=0
+    )
+    release = threading.Event()
+
+    class Never:
+        def wait(self) -> None:
+            release.wait(TIMEOUT)
+
+    with captured_logs() as out:
+        log_to_capture(monkeypatch)
+        server = InProcess(settings, engine="threads").start().server
+        health_server = server.health_server
+        monkeypatch.setattr(health_server, "stop", lambda grace: Never())
+        try:
+            assert server.stop() is False
+        finally:
+            release.set()
+            health_server.stop(0)  # the real one
+        logs.flush()
+    events = [x["event"] for x in log_lines(out)]
+    assert "referee_stop_incomplete" in events and "referee_stopped" not in events
+
+
 def test_a_threads_stop_that_completes_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=0.2, drain_delay_seconds=0)
     with captured_logs() as out:
@@ -345,6 +377,32 @@ def test_a_threads_stop_that_completes_says_so(monkeypatch: pytest.MonkeyPatch) 
         logs.flush()
     events = [x["event"] for x in log_lines(out)]
     assert "referee_stopped" in events and "referee_stop_incomplete" not in events
+
+
+def test_a_threads_server_stops_when_asked() -> None:
+    """``request_stop`` (what a program embedding the server calls, as a signal would)
+    ends ``run_until_signalled``, which then stops the server gracefully."""
+    import signal
+
+    settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=0.2)
+    server = InProcess(settings, engine="threads").start().server
+    forced = threading.Event()
+
+    def force() -> None:  # a broken request_stop must fail the test, not hang it
+        forced.set()
+        server._stop_requested = True
+
+    asked, watchdog = threading.Timer(0.01, server.request_stop), threading.Timer(TIMEOUT, force)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    asked.start()
+    watchdog.start()
+    try:
+        assert server.run_until_signalled() is True  # in the main thread, as it must be
+    finally:
+        watchdog.cancel()
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    assert not forced.is_set()
 
 
 def test_a_refused_sealed_token_is_named_in_the_call_log_line(engine: str) -> None:
@@ -364,3 +422,56 @@ def test_a_refused_sealed_token_is_named_in_the_call_log_line(engine: str) -> No
         ("ViewState", SEAL_MALFORMED),
         ("ListGames", None),  # a field of its own call only
     ]
+
+
+def test_the_threads_engines_health_service_and_its_shutdown() -> None:
+    """``ThreadedHealth`` alone: checks, watchers told every change in order, and a
+    shutdown that is for good (NOT_SERVING everywhere; a later status is ignored)."""
+    from concurrent import futures
+
+    from referee.threaded import ThreadedHealth
+
+    serving, not_serving = (
+        health_pb2.HealthCheckResponse.SERVING,
+        health_pb2.HealthCheckResponse.NOT_SERVING,
+    )
+
+    class Context:
+        def __init__(self) -> None:
+            self.callbacks: list[Any] = []
+
+        def abort(self, code: grpc.StatusCode, details: str) -> None:
+            raise LookupError(code, details)
+
+        def add_callback(self, callback: Any) -> None:
+            self.callbacks.append(callback)
+
+    def check(service: str) -> Any:
+        return health.Check(health_pb2.HealthCheckRequest(service=service), Context()).status
+
+    sender = futures.ThreadPoolExecutor(1)
+    try:
+        health = ThreadedHealth(sender)
+        health.set("referee.v1.RefereeService", serving)
+        assert check("") == check("referee.v1.RefereeService") == serving
+        with pytest.raises(LookupError) as unknown:
+            check("nope")
+        assert unknown.value.args[0] == grpc.StatusCode.NOT_FOUND
+        seen: list[Any] = []
+        watching = Context()
+        health.Watch(health_pb2.HealthCheckRequest(service=""), watching, seen.append)
+        health.set("", not_serving)
+        health.set("", serving)
+        sender.submit(lambda: None).result(TIMEOUT)
+        assert [s.status for s in seen] == [serving, not_serving, serving]
+        health.enter_graceful_shutdown()
+        assert check("") == check("referee.v1.RefereeService") == not_serving
+        health.set("", serving)  # too late: stays NOT_SERVING
+        health.enter_graceful_shutdown()  # again: nothing more to do
+        assert check("") == not_serving
+        (unwatch,) = watching.callbacks
+        unwatch()  # the watch ended: dropped (it runs in the serving thread: no wait)
+        sender.submit(lambda: None).result(TIMEOUT)
+        assert [s.status for s in seen] == [serving, not_serving, serving, not_serving]
+    finally:
+        sender.shutdown()

@@ -32,6 +32,28 @@ def test_oversize_request_is_refused() -> None:
         assert stub(ch).Replay(long_replay(100), timeout=10).steps  # still serving
 
 
+def test_a_replay_answer_over_the_size_limit_is_refused_with_its_reason() -> None:
+    """Only a Replay's answer can outgrow the message limit: refused with
+    RESOURCE_EXHAUSTED, reason RESPONSE_TOO_LARGE (not gRPC's bare failure to send)."""
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=64 * 1024)
+    request = long_replay(400)  # answered in about 40 KiB, 67 KiB with the log
+    assert request.ByteSize() < 64 * 1024
+    with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
+        assert len(stub(ch).Replay(request, timeout=30).steps) == 400
+        request.include_log = True
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).Replay(request, timeout=30)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        status = rpc_status.from_call(e.value)
+        assert status is not None
+        info = error_details_pb2.ErrorInfo()
+        assert status.details[0].Unpack(info) and info.reason == "RESPONSE_TOO_LARGE"
+        assert int(info.metadata["limit_bytes"]) == 64 * 1024
+
+
 def test_replay_length_cap() -> None:
     settings = ServerSettings(host="127.0.0.1", port=0, max_replay_actions=50)
     with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
@@ -103,3 +125,83 @@ def test_a_replay_stops_at_the_client_deadline() -> None:
     assert [e["status"] for e in replays] == ["OK", "DEADLINE_EXCEEDED"]
     # The server stopped near the deadline, well before the whole Replay.
     assert replays[1]["ms"] < replays[0]["ms"] / 2
+
+
+@pytest.mark.parametrize("tokens_and_metrics", [True, False])
+def test_a_limit_of_one_call(tokens_and_metrics: bool) -> None:
+    """The smallest limit holds: one call in flight (counted in the in-flight gauge when
+    metrics are on), the next refused; health checks and watches (which need a token
+    when tokens are set: nothing is exempt here) are never limited."""
+    from referee.auth import TokenSet
+    from referee.metrics import Metrics
+
+    token = "limits-test-token-0123456789"
+    bearer = (("authorization", f"Bearer {token}"),) if tokens_and_metrics else ()
+    auth = TokenSet([("ci", token)], ()) if tokens_and_metrics else None
+    settings = ServerSettings(host="127.0.0.1", port=0, max_concurrent_rpcs=1, auth=auth)
+    metrics = Metrics() if tokens_and_metrics else None
+    release = threading.Event()
+
+    def slow_request() -> Iterator[pb.ListGamesRequest]:
+        release.wait(TIMEOUT)
+        yield pb.ListGamesRequest()
+
+    def in_flight() -> float | None:
+        if metrics is None:
+            return None
+        return metrics.registry.get_sample_value("referee_in_flight_rpcs")
+
+    with InProcess(settings, metrics) as server, grpc.insecure_channel(server.address) as ch:
+        interceptor = server.server.interceptor
+        held = ch.stream_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=pb.ListGamesRequest.SerializeToString,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+        future = held.future(slow_request(), metadata=bearer, timeout=TIMEOUT)
+        wait_until(lambda: interceptor.in_flight == 1, "the call in flight")
+        assert in_flight() == (1 if tokens_and_metrics else None)
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ListGames(pb.ListGamesRequest(), metadata=bearer, timeout=10)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        health = health_pb2_grpc.HealthStub(ch)
+        request = health_pb2.HealthCheckRequest()
+        assert health.Check(request, metadata=bearer, timeout=10).status == 1
+        watch = health.Watch(request, metadata=bearer, timeout=10)
+        assert next(iter(watch)).status == 1
+        watch.cancel()
+        if tokens_and_metrics:
+            with pytest.raises(grpc.RpcError) as e:
+                next(iter(health.Watch(request, timeout=10)))  # no token
+            assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        release.set()
+        assert future.result(TIMEOUT).games
+        wait_until(lambda: interceptor.in_flight == 0, "the call to end")
+        wait_until(lambda: in_flight() == (0 if tokens_and_metrics else None), "the gauge")
+
+
+def test_calls_in_flight_are_counted_without_a_limit_when_metrics_are_on() -> None:
+    from referee.metrics import Metrics
+
+    settings = ServerSettings(host="127.0.0.1", port=0)  # no limit
+    metrics = Metrics()
+    release = threading.Event()
+
+    def slow_request() -> Iterator[pb.ListGamesRequest]:
+        release.wait(TIMEOUT)
+        yield pb.ListGamesRequest()
+
+    def in_flight() -> float | None:
+        return metrics.registry.get_sample_value("referee_in_flight_rpcs")
+
+    with InProcess(settings, metrics) as server, grpc.insecure_channel(server.address) as ch:
+        held = ch.stream_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=pb.ListGamesRequest.SerializeToString,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+        future = held.future(slow_request(), timeout=TIMEOUT)
+        wait_until(lambda: in_flight() == 1, "the held call in the gauge")
+        release.set()
+        assert future.result(TIMEOUT).games
+        wait_until(lambda: in_flight() == 0, "the gauge to follow")

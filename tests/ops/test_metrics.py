@@ -3,6 +3,9 @@ several-worker sum is checked in test_workers)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import grpc
 import pytest
 
@@ -127,3 +130,117 @@ def test_process_tree_collector_sums_the_supervisor_and_children() -> None:
     assert families["process_open_fds"] >= 3
     assert families["process_cpu_seconds"] > 0  # a counter: samples add _total
     assert families["process_start_time_seconds"] > 1e9
+
+
+def _fake_proc(
+    root: Path, pid: int, ppid: int, times: tuple[int, int, int, int], **kw: int
+) -> None:
+    """A /proc/PID of ``pid``: its stat (utime, stime, cutime, cstime; starttime, vsize,
+    rss in pages), ``fds`` open descriptors, and ``limits`` when given."""
+    utime, stime, cutime, cstime = times
+    fields = ["S", ppid, 1, 1, 0, -1, 4194304, 0, 0, 0, 0, utime, stime, cutime, cstime]
+    fields += [20, 0, 1, 0, kw.get("start", 0), kw.get("vsize", 0), kw.get("rss", 0)]
+    directory = root / str(pid)
+    (directory / "fd").mkdir(parents=True)
+    # A command name with a space and a parenthesis: fields are read after the last ")".
+    (directory / "stat").write_text(f"{pid} (a (b) c) " + " ".join(map(str, fields)) + "\n")
+    for fd in range(kw.get("fds", 0)):
+        (directory / "fd" / str(fd)).write_text("")
+    if "limits" in kw:
+        (directory / "limits").write_text(
+            "Limit                     Soft Limit           Hard Limit           Units\n"
+            f"Max open files            {kw['limits']}                 4096                 files\n"
+        )
+
+
+def test_process_tree_collector_adds_exactly_the_supervisor_and_its_children(
+    tmp_path: Path,
+) -> None:
+    """Each figure of the collector on a made-up /proc: the supervisor's own and reaped
+    children's CPU, its live children's own (not theirs reaped, already in theirs), their
+    memory and descriptors; not a grandchild nor another process; unreadable entries
+    skipped."""
+    (tmp_path / "stat").write_text("cpu  1 2 3\nbtime 1700000000\nprocesses 9\n")
+    _fake_proc(
+        tmp_path, 100, 1, (100, 50, 30, 25), start=500, vsize=1000, rss=10, fds=3, limits=1024
+    )
+    _fake_proc(tmp_path, 101, 100, (7, 3, 99, 99), vsize=200, rss=5, fds=2)
+    _fake_proc(tmp_path, 102, 100, (1, 1, 0, 0), vsize=30, rss=1, fds=0)
+    (tmp_path / "102" / "fd").rmdir()  # not ours to list: counted as none
+    _fake_proc(tmp_path, 103, 101, (1000, 1000, 0, 0), vsize=9999, rss=999, fds=9)  # grandchild
+    _fake_proc(tmp_path, 104, 1, (1000, 1000, 0, 0), vsize=9999, rss=999, fds=9)  # another
+    (tmp_path / "105").mkdir()
+    (tmp_path / "105" / "stat").write_text("garbage")  # no ")": skipped
+    (tmp_path / "106").mkdir()  # gone: no stat
+    (tmp_path / "self").mkdir()
+    collector = m.ProcessTreeCollector(100, proc=str(tmp_path))
+    ticks, page = collector.ticks, collector.pagesize
+    got = {f.name: f.samples[0].value for f in collector.collect()}
+    assert got == {
+        "process_cpu_seconds": pytest.approx(
+            (100 + 50 + 30 + 25) / ticks + (7 + 3 + 1 + 1) / ticks
+        ),
+        "process_virtual_memory_bytes": 1000 + 200 + 30,
+        "process_resident_memory_bytes": (10 + 5 + 1) * page,
+        "process_start_time_seconds": pytest.approx(1_700_000_000 + 500 / ticks),
+        "process_open_fds": 3 + 2,
+        "process_max_fds": 1024,
+    }
+    # The supervisor gone: nothing. No limits file, no /proc/stat: what is known.
+    assert list(m.ProcessTreeCollector(999, proc=str(tmp_path)).collect()) == []
+    (tmp_path / "100" / "limits").unlink()
+    (tmp_path / "stat").unlink()
+    bare = m.ProcessTreeCollector(100, proc=str(tmp_path))
+    assert bare.btime == 0.0
+    names = {f.name: f.samples[0].value for f in bare.collect()}
+    assert "process_max_fds" not in names
+    assert names["process_start_time_seconds"] == pytest.approx(500 / ticks)
+
+
+def test_buckets_and_the_verdicts_of_replay_steps() -> None:
+    """The histograms' upper bounds (dashboards and alerts are written against them) and
+    each verdict of a Replay's steps under its own label."""
+    metrics = m.Metrics()
+    metrics.batch(3)
+    metrics.rpc("ApplyAction", "ecarte", "accepted", "OK", 0.003)
+    step = type("Step", (), {})
+
+    def steps(*verdicts: int) -> list[Any]:
+        out = []
+        for v in verdicts:
+            s = step()
+            s.verdict = v
+            out.append(s)
+        return out
+
+    metrics.replay_steps("ecarte", steps(1, 1, 2, 3, 3, 3, 0))
+    registry = metrics.exposition_registry()
+    assert metrics.exposition_registry() is registry  # the standard collectors added once
+    got: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for family in registry.collect():
+        for s in family.samples:
+            got.setdefault(s.name, []).append((s.labels, s.value))
+    bounds = [labels["le"] for labels, _ in got["referee_coalesced_batch_calls_bucket"]]
+    assert bounds == ["1.0", "2.0", "4.0", "8.0", "16.0", "32.0", "+Inf"]
+    latency = [labels["le"] for labels, _ in got["referee_rpc_duration_seconds_bucket"]]
+    assert latency == [str(b) for b in m.LATENCY_BUCKETS] + ["+Inf"]
+    assert m.LATENCY_BUCKETS[0] == 0.0005 and m.LATENCY_BUCKETS[-1] == 60.0
+    judged = {labels["verdict"]: v for labels, v in got["referee_actions_total"]}
+    assert judged == {"accepted": 2, "rejected": 1, "penalized": 3, "unspecified": 1}
+
+
+def test_the_metrics_port_on_the_ipv6_wildcard_serves_ipv4_too() -> None:
+    """``--metrics-host ::`` is one socket for both families (a scraper may use either)."""
+    import urllib.request
+
+    metrics = m.Metrics()
+    sock = m.bind_socket("::", 0)
+    http = m.serve_in_thread(sock, metrics.exposition_registry())
+    try:
+        port = sock.getsockname()[1]
+        for host in ("127.0.0.1", "[::1]"):
+            with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30) as answer:
+                assert b"referee_build_info" in answer.read()
+    finally:
+        http.shutdown()
+        http.server_close()

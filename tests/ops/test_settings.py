@@ -83,6 +83,8 @@ def test_cgroup_cpu_quota(tmp_path: Path) -> None:
     (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("200000\n")
     (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
     assert _cgroup_cpu_quota(str(tmp_path)) == 2.0
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")  # v1's "no limit"
+    assert _cgroup_cpu_quota(str(tmp_path)) is None
     assert _cgroup_cpu_quota(str(tmp_path / "none")) is None
 
 
@@ -170,3 +172,79 @@ def test_reserved_port_is_shared_by_reuseport_sockets_only() -> None:
             other.bind(("127.0.0.1", port))
     finally:
         hold.close()
+
+
+def test_on_the_ipv6_wildcard_an_ipv4_server_on_the_port_is_noticed() -> None:
+    """``--host ::`` serves both families (dual stack): a port another server holds in
+    IPv4 only is in use for it too, and the reservation says so."""
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        with pytest.raises(OSError, match="cannot bind"):
+            reserve_port("::", taken.getsockname()[1])
+    hold = reserve_port("::", 0)
+    try:
+        assert hold.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY) == 0
+    finally:
+        hold.close()
+
+
+def test_an_embedded_server_has_the_defaults_of_referee_serve(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ServerSettings()`` (a server embedded in a program) serves like ``referee serve``
+    with no flag, but for what docs/operations.md says differs: one worker, and no
+    connection age limit (``referee serve`` sets 300 s, for load balancing)."""
+    from dataclasses import fields
+
+    from referee.server import ServerSettings
+
+    for name in list(os.environ):
+        if name.startswith("REFEREE_"):
+            monkeypatch.delenv(name)
+    served, embedded = settings_of(["serve"]), ServerSettings()
+    differ = {
+        f.name: (getattr(embedded, f.name), getattr(served, f.name))
+        for f in fields(ServerSettings)
+        if getattr(embedded, f.name) != getattr(served, f.name)
+    }
+    assert differ.pop("workers", (1, 1)) == (1, available_cpus())
+    assert differ.pop("max_connection_age_seconds") == (0.0, 300.0)
+    assert differ.pop("auth", (None, None))[0] is None  # no tokens: none asked for
+    assert differ == {}
+    assert embedded.max_concurrent_rpcs == 0  # no limit
+
+
+def test_seal_keys_are_never_in_a_repr_and_short_ages_are_kept() -> None:
+    from referee.server import ServerSettings
+
+    key = bytes(range(32))
+    shown = repr(ServerSettings(seal_keys=(("k1", key),)))
+    assert "seal_keys" not in shown and repr(key) not in shown and "k1" not in shown
+    options = dict(
+        ServerSettings(
+            max_connection_age_seconds=0.5, max_connection_idle_seconds=0.25
+        ).grpc_options()
+    )
+    assert options["grpc.max_connection_age_ms"] == 500
+    assert options["grpc.max_connection_idle_ms"] == 250
+
+
+@pytest.mark.parametrize(
+    ("affinity", "quota", "cpus"),
+    [
+        ({0, 1, 2, 3}, None, 4),
+        ({0, 1, 2, 3}, 1.5, 2),  # a quota rounds up to whole CPUs
+        ({0, 1, 2, 3}, 0.2, 1),  # never fewer than one
+        ({5}, None, 1),
+        ({5}, 8.0, 1),  # the affinity caps a wider quota
+    ],
+)
+def test_the_cpus_available_are_the_affinity_capped_by_the_quota(
+    monkeypatch: pytest.MonkeyPatch, affinity: set[int], quota: float | None, cpus: int
+) -> None:
+    from referee import workers
+
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: affinity)
+    monkeypatch.setattr(workers, "_cgroup_cpu_quota", lambda: quota)
+    assert available_cpus() == cpus

@@ -11,6 +11,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import pytest
@@ -259,3 +260,125 @@ def test_every_rpc_line_is_written_before_the_workers_exit(
     server.wait_for("supervisor_stopped")
     logged = {e.get("request_id") for e in server.events("rpc")}
     assert set(ids) <= logged
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def test_workers_end_with_a_supervisor_killed_outright(served: Callable[..., Served]) -> None:
+    """A supervisor killed with SIGKILL cannot stop its workers: the kernel tells each
+    worker (SIGTERM) that its parent died, and they stop instead of holding the port."""
+    server = served("--workers", "2")
+    server.wait_for("supervisor_ready")
+    pids = [e["pid"] for e in server.events("referee_serving")]
+    assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+    server.proc.kill()
+    server.proc.wait(TIMEOUT)
+    wait_until(lambda: not any(_alive(pid) for pid in pids), "the workers to end")
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_a_metrics_directory_is_removed_only_when_the_server_made_it(
+    served: Callable[..., Served], tmp_path: Path, given: bool
+) -> None:
+    """Several workers share their metrics through PROMETHEUS_MULTIPROC_DIR: one the
+    operator set is kept on exit (its value files of this run cleared at start); one the
+    server made is removed."""
+    mine = tmp_path / "metrics"
+    mine.mkdir()
+    (mine / "counter_old.db").write_bytes(b"")  # an earlier run's: cleared at start
+    (mine / "notes.txt").write_text("not a value file")
+    temp = tmp_path / "tmp"  # where the server makes its own (TMPDIR)
+    temp.mkdir()
+    env = {"TMPDIR": str(temp)}
+    if given:
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(mine)
+    server = Served("--workers", "2", "--metrics-port", "0", "--metrics-host", "127.0.0.1", env=env)
+    try:
+        started = server.wait_for("supervisor_started")
+        server.wait_for("supervisor_ready")
+        assert sample(scrape(started["metrics_port"]), "referee_workers") >= 0
+        assert server.terminate() == 0
+    finally:
+        server.close()
+    assert mine.is_dir() and (mine / "notes.txt").exists()
+    # Given: the earlier run's value file cleared, this run's kept. Not given: untouched.
+    files = {p.name for p in mine.glob("*.db")}
+    if given:
+        assert files and "counter_old.db" not in files
+    else:
+        assert files == {"counter_old.db"}
+    assert list(temp.iterdir()) == []
+
+
+def test_a_stop_kills_no_worker_that_stops_within_its_time(
+    served: Callable[..., Served],
+) -> None:
+    """The supervisor kills a worker only past the drain delay, the grace and a margin:
+    idle workers, which stop in about the first two, are never killed."""
+    server = served("--workers", "2", "--grace-seconds", "0.5", "--drain-delay-seconds", "0.5")
+    server.wait_for("supervisor_ready")
+    assert server.terminate() == 0
+    assert server.wait_for("supervisor_stopped")["exit_code"] == 0
+    assert len(server.events("child_exited")) == 2
+    assert server.events("child_killed") == []
+
+
+def test_the_metrics_process_stops_after_the_workers(served: Callable[..., Served]) -> None:
+    """On SIGTERM the workers drain first; the metrics process, still answering scrapes
+    during the drain, is stopped once no worker is left."""
+    server = served(
+        "--workers", "2", "--metrics-port", "0", "--metrics-host", "127.0.0.1",
+        "--drain-delay-seconds", "1", "--grace-seconds", "0.5",
+    )  # fmt: skip
+    server.wait_for("supervisor_ready")
+    assert server.terminate() == 0
+    server.wait_for("supervisor_stopped")
+    order = [e["child"] for e in server.events("child_exited")]
+    assert sorted(order[:2]) == ["worker 0", "worker 1"] and order[2:] == ["metrics"]
+
+
+def test_a_second_signal_stops_at_once_with_exit_status_1(
+    served: Callable[..., Served],
+) -> None:
+    """An operator's second SIGTERM (or Ctrl-C) during a long drain kills the workers
+    and ends the supervisor at once, with status 1: not a graceful stop."""
+    server = served("--workers", "2", "--drain-delay-seconds", "60")
+    server.wait_for("supervisor_ready")
+    server.proc.send_signal(signal.SIGTERM)
+    server.wait_for("supervisor_stopping")
+    server.proc.send_signal(signal.SIGINT)
+    assert server.proc.wait(TIMEOUT) == 1
+    assert server.wait_for("supervisor_forced_stop")["signal"] == "SIGINT"
+    assert server.wait_for("supervisor_stopped")["exit_code"] == 1
+    assert len(server.events("supervisor_forced_stop")) == 1
+
+
+def test_a_worker_that_keeps_dying_young_comes_back_ever_later(
+    served: Callable[..., Served],
+) -> None:
+    """Restarted at once the first time; dying again within STABLE_SECONDS, after 0.5 s,
+    then 1 s (doubling up to 30 s): a worker that cannot live does not spin."""
+    import time
+
+    server = served("--workers", "2")
+    server.wait_for("supervisor_ready")
+    pid = next(e["pid"] for e in server.events("referee_serving") if e["worker"] == 0)
+    delays, waited = [], []
+    for _ in range(3):
+        mark = server.mark()
+        killed = time.monotonic()
+        os.kill(pid, signal.SIGKILL)
+        died = server.wait_for("child_died", since=mark, child="worker 0")
+        pid = server.wait_for("referee_serving", since=mark, worker=0)["pid"]
+        waited.append(time.monotonic() - killed)
+        delays.append(died["restart_in_seconds"])
+    assert delays == [0, 0.5, 1.0]
+    assert waited[2] >= 1.0  # never sooner than the delay it announced
+    assert server.terminate() == 0

@@ -136,3 +136,17 @@ def test_invalid_settings_stop_startup_with_exit_2(args: list[str], env: dict[st
     )
     assert result.returncode == 2
     assert "error" in result.stderr
+
+
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_an_ipv6_host_is_served_written_either_way(host: str) -> None:
+    """``--host ::1`` and ``--host [::1]`` both bind the IPv6 loopback."""
+    from referee.server import ServerSettings
+
+    with (
+        ServerThread(ServerSettings(host=host, port=0)) as server,
+        grpc.insecure_channel(f"[::1]:{server.port}") as channel,
+    ):
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        games = stub.ListGames(pb.ListGamesRequest(), timeout=30).games
+    assert {g.id for g in games} == {"ecarte", "earl_of_coventry"}
