@@ -100,19 +100,24 @@ def _add_setting(
     default: str,
     parse: Callable[[str], Any],
     help_text: str,
+    alone: Any = None,
 ) -> None:
-    """A flag whose default comes from ``REFEREE_<env>`` (checked like the flag itself)."""
+    """A flag whose default comes from ``REFEREE_<env>`` (checked like the flag itself).
+    With ``alone``, the flag may also be given without a value, meaning ``alone``
+    (``--require-sealed`` as ``--require-sealed true``)."""
     raw = _env(env, default)
     try:
         value = parse(raw)
     except argparse.ArgumentTypeError as e:
         print(f"referee: error: environment {ENV_PREFIX}{env}: {e}", file=sys.stderr)
         sys.exit(2)
+    extra: dict[str, Any] = {} if alone is None else {"nargs": "?", "const": alone}
     parser.add_argument(
         flag,
         type=parse,
         default=value,
         help=f"{help_text} (env {ENV_PREFIX}{env}; default {default or 'none'})",
+        **extra,
     )
 
 
@@ -432,7 +437,9 @@ def _parser() -> argparse.ArgumentParser:
         "REQUIRE_SEALED",
         "false",
         _boolean,
-        "refuse plain states and caller-chosen seeds (needs sealing keys): true or false",
+        "refuse plain states and caller-chosen seeds (needs sealing keys): true or false; "
+        "the flag alone means true",
+        alone=True,
     )
 
     sub.add_parser("games", help="list the games, their options and variants")

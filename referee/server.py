@@ -551,6 +551,7 @@ class RefereeServer(ServerBase):
             self.health_server = grpc.aio.server(options=self._health_options())
             health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
         self._stopping: asyncio.Event | None = None
+        self._stop_requested = False
 
     async def start(self) -> int:
         """Bind and start; returns the bound port (useful with port 0)."""
@@ -561,6 +562,8 @@ class RefereeServer(ServerBase):
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._stopping = asyncio.Event()
+        if self._stop_requested:  # a signal came during start-up: stop at once
+            self._stopping.set()
         self._log_serving(coalesce_us=self.settings.coalesce_us)
         return self.port
 
@@ -578,14 +581,22 @@ class RefereeServer(ServerBase):
         log.info("referee_stopped")
 
     def request_stop(self) -> None:
+        self._stop_requested = True
         if self._stopping is not None:
             self._stopping.set()
 
-    async def run_until_signalled(self) -> None:
-        """Serve until SIGTERM or SIGINT, then stop gracefully."""
+    def install_signal_handlers(self) -> None:
+        """SIGTERM and SIGINT stop the server gracefully from now on, also before it
+        has started (it then stops as soon as it has): called before :meth:`start`, so
+        that no signal finds the server serving without its handler (the default
+        action, an exit with no drain)."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop)
+
+    async def run_until_signalled(self) -> None:
+        """Serve until SIGTERM or SIGINT, then stop gracefully."""
+        self.install_signal_handlers()
         assert self._stopping is not None
         await self._stopping.wait()
         await self.stop()
@@ -620,6 +631,7 @@ async def serve(
 ) -> None:
     """Serve on grpc.aio (``--engine asyncio``) until SIGTERM or SIGINT."""
     server = RefereeServer(settings, metrics, worker)
+    server.install_signal_handlers()
     await server.start()
     tune_gc()
     if on_ready is not None:

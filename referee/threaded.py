@@ -346,19 +346,24 @@ class ThreadedRefereeServer(ServerBase):
     def request_stop(self) -> None:
         self._stop_requested = True
 
-    def run_until_signalled(self) -> bool:
-        """Serve until SIGTERM or SIGINT, then stop gracefully; returns :meth:`stop`'s
-        answer.
+    def install_signal_handlers(self) -> None:
+        """SIGTERM and SIGINT stop the server gracefully from now on, also before it
+        has started: called before :meth:`start`, so that no signal finds the server
+        serving without its handler (the default action, an exit with no drain).
 
         The handlers only note the signal (they run in this thread between two
-        bytecodes, where taking a lock could deadlock); this thread looks every
-        ``STOP_POLL_SECONDS``."""
+        bytecodes, where taking a lock could deadlock)."""
 
         def noted(_signum: int, _frame: object) -> None:
             self._stop_requested = True
 
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, noted)
+
+    def run_until_signalled(self) -> bool:
+        """Serve until SIGTERM or SIGINT, then stop gracefully; returns :meth:`stop`'s
+        answer. This thread looks for a noted signal every ``STOP_POLL_SECONDS``."""
+        self.install_signal_handlers()
         while not self._stop_requested:
             time.sleep(STOP_POLL_SECONDS)
         return self.stop()
@@ -403,6 +408,7 @@ def serve_threads(
         pin(cpu)
     server = ThreadedRefereeServer(settings, metrics, worker)
     server.cpu = cpu
+    server.install_signal_handlers()
     server.start()
     tune_gc()
     if on_ready is not None:

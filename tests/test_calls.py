@@ -281,6 +281,61 @@ def test_the_threaded_handler_ends_every_call_with_one_status(
     ]
 
 
+class AioContext(Context):
+    """A grpc.aio context: ``abort`` records the status and raises AbortError."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.status: Any = None
+
+    def code(self) -> grpc.StatusCode | None:
+        return self.status[0] if self.status else None
+
+    def done(self) -> bool:
+        return False
+
+    async def abort(self, code: grpc.StatusCode, details: str = "", trailing: Any = ()) -> None:
+        self.status = (code, details)
+        raise grpc.aio.AbortError()
+
+
+@pytest.mark.parametrize(
+    ("method", "size", "refused"),
+    [
+        ("Replay", 100, False),  # at the limit: answered
+        ("Replay", 101, True),  # one byte over: refused
+        ("ApplyAction", 101, False),  # only a Replay's answer can outgrow it: not checked
+    ],
+)
+def test_the_grpc_aio_handler_refuses_an_answer_one_byte_over_the_limit(
+    lines: list[tuple[dict[str, Any], int]], method: str, size: int, refused: bool
+) -> None:
+    import asyncio
+
+    from referee.server import CallInterceptor
+
+    async def inner(request: Any, context: Any) -> Answer:
+        return Answer(size)
+
+    handler = CallInterceptor(max_response_bytes=100)._wrap(method, inner, False)
+    context = AioContext()
+
+    async def call() -> Any:
+        try:
+            return await handler("request", context)
+        except grpc.aio.AbortError:
+            return None
+
+    answer = asyncio.run(call())
+    if refused:
+        assert answer is None and context.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "101" in context.status[1] and "100" in context.status[1]
+        assert lines[-1][0]["status"] == "RESOURCE_EXHAUSTED"
+    else:
+        assert answer.size == size and context.status is None
+        assert lines[-1][0]["status"] == "OK"
+
+
 def test_request_ids_made_here_wrap_at_64_bits() -> None:
     book = Book(None, False, None)
     book.ids = itertools.count(2**64 + 5)

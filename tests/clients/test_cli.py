@@ -104,6 +104,8 @@ def test_demo_of_a_session_with_rounds_is_deterministic(server: ServerThread) ->
     first, second = run(args, cwd=ROOT), run(args, cwd=ROOT)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
+    assert "options: seats 4\n" in first.stdout  # --seats is the game's option
+    assert "(seat 0: 13, seat 1: 13, seat 2: 13, seat 3: 13 cards)" in first.stdout
     assert "the table: next round" in first.stdout
     assert "round 2 dealt by" in first.stdout
 

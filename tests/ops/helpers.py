@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import structlog
 
 from referee import logs
@@ -177,6 +178,39 @@ def sample(samples: dict[str, float], name: str, **labels: str) -> float:
 
 
 # ------------------------------------------------------------------ requests
+
+
+class HeldCalls:
+    """ListGames calls held in flight: the unary method called as client-streaming, so
+    a call starts at once (its headers: it is counted in flight) and its one request
+    message comes only when ``release()`` is called, as from a slow client. Used as a
+    context manager, it releases whatever is still held when the block ends."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.released = threading.Event()
+        self._call = channel.stream_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=pb.ListGamesRequest.SerializeToString,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+
+    def _request(self) -> Iterator[pb.ListGamesRequest]:
+        self.released.wait(TIMEOUT)
+        yield pb.ListGamesRequest()
+
+    def start(self, metadata: tuple[tuple[str, str], ...] = ()) -> Any:
+        """A held call's future (``grpc.Future``): its result once released."""
+        return self._call.future(self._request(), metadata=metadata, timeout=TIMEOUT)
+
+    def release(self) -> None:
+        self.released.set()
+
+    def __enter__(self) -> HeldCalls:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
 
 CONFIG = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
 SEED = bytes(32)

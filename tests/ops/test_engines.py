@@ -30,6 +30,7 @@ from .helpers import (
     CONFIG,
     SEED,
     TIMEOUT,
+    HeldCalls,
     InProcess,
     Served,
     captured_logs,
@@ -229,27 +230,19 @@ def test_a_call_whose_client_leaves_before_its_request_is_not_counted_for_ever(
     """Calls whose clients go away before sending their request (their handler never
     runs) leave the in-flight count like any other: the limit never fills with ghosts."""
     settings = ServerSettings(host="127.0.0.1", port=0, max_concurrent_rpcs=2)
-    never = threading.Event()
-
-    def requests() -> Iterator[pb.ListGamesRequest]:
-        never.wait(TIMEOUT)
-        yield pb.ListGamesRequest()
-
-    with InProcess(settings, engine=engine) as server, grpc.insecure_channel(server.address) as ch:
+    with (
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+        HeldCalls(ch) as held,
+    ):
         interceptor = server.server.interceptor
-        held = ch.stream_unary(
-            "/referee.v1.RefereeService/ListGames",
-            request_serializer=pb.ListGamesRequest.SerializeToString,
-            response_deserializer=pb.ListGamesResponse.FromString,
-        )
         for _ in range(3):  # more than the limit, one after the other
-            future = held.future(requests(), timeout=TIMEOUT)
+            future = held.start()
             wait_until(lambda: interceptor.in_flight == 1, "the call in flight")
             future.cancel()
             wait_until(lambda: interceptor.in_flight == 0, "the cancelled call to leave")
         assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
         wait_until(lambda: interceptor.in_flight == 0, "the last call to leave")
-    never.set()
 
 
 def test_health_watchers_leaving_during_a_shutdown_do_not_stop_the_server(engine: str) -> None:
@@ -475,3 +468,93 @@ def test_the_threads_engines_health_service_and_its_shutdown() -> None:
         assert [s.status for s in seen] == [serving, not_serving, serving, not_serving]
     finally:
         sender.shutdown()
+
+
+@pytest.mark.parametrize("which", ["threads", "asyncio"])
+def test_a_signal_during_start_up_stops_the_server_gracefully(
+    which: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The handlers of SIGTERM and SIGINT are in place before the server starts (as
+    ``serve`` and ``serve_threads`` install them): a signal that comes while it starts,
+    before it logs ``referee_serving``, is kept, and the server stops gracefully as
+    soon as it has started, instead of being killed by the signal's default action."""
+    import asyncio
+    import os
+    import signal
+
+    settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=0.2, engine=which)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with captured_logs() as out:
+            from referee import server as server_module
+
+            log_to_capture(monkeypatch)  # the stop lines of the threads engine
+            monkeypatch.setattr(server_module, "log", logs.get_logger("referee.server").bind())
+            if which == "threads":
+                from referee.threaded import ThreadedRefereeServer
+
+                threaded = ThreadedRefereeServer(settings)
+                threaded.install_signal_handlers()
+                os.kill(os.getpid(), signal.SIGTERM)  # handled at once, in this thread
+                threaded.start()
+                assert threaded.run_until_signalled() is True
+            else:
+                from referee.server import RefereeServer
+
+                async def run() -> None:
+                    server = RefereeServer(settings)
+                    server.install_signal_handlers()
+                    os.kill(os.getpid(), signal.SIGINT)
+                    await asyncio.sleep(0)  # the loop reads the signal
+                    await server.start()
+                    await asyncio.wait_for(server.run_until_signalled(), TIMEOUT)
+
+                asyncio.run(run())
+        events = [x["event"] for x in log_lines(out)]
+        assert events.index("referee_serving") < events.index("referee_stopping")
+        assert "referee_stopped" in events
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+
+
+@pytest.mark.parametrize("which", ["threads", "asyncio"])
+def test_serving_installs_the_signal_handlers_before_the_server_starts(
+    which: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``referee serve`` runs (``serve_threads``, ``serve``): when the server
+    starts, SIGTERM already has the server's handler, not the default action."""
+    import asyncio
+    import signal
+
+    from referee import server as server_module
+    from referee import threaded
+
+    settings = ServerSettings(host="127.0.0.1", port=0, engine=which)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    at_start: list[object] = []
+
+    class Started(Exception):
+        pass
+
+    def threads_start(self: object) -> int:
+        at_start.append(signal.getsignal(signal.SIGTERM))
+        raise Started
+
+    async def asyncio_start(self: object) -> int:
+        at_start.append(signal.getsignal(signal.SIGTERM))
+        raise Started
+
+    try:
+        with pytest.raises(Started):
+            if which == "threads":
+                monkeypatch.setattr(threaded.ThreadedRefereeServer, "start", threads_start)
+                threaded.serve_threads(settings)
+            else:
+                monkeypatch.setattr(server_module.RefereeServer, "start", asyncio_start)
+                asyncio.run(server_module.serve(settings))
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    assert at_start and at_start[0] not in (signal.SIG_DFL, signal.SIG_IGN, None)

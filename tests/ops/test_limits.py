@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -14,7 +12,15 @@ from referee.server import ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
-from .helpers import TIMEOUT, InProcess, captured_logs, log_lines, long_replay, wait_until
+from .helpers import (
+    TIMEOUT,
+    HeldCalls,
+    InProcess,
+    captured_logs,
+    log_lines,
+    long_replay,
+    wait_until,
+)
 
 
 def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
@@ -69,34 +75,22 @@ def test_too_many_concurrent_calls_are_refused() -> None:
     third is refused with RESOURCE_EXHAUSTED; health stays reachable; once the two
     finish, calls are accepted again."""
     settings = ServerSettings(host="127.0.0.1", port=0, max_concurrent_rpcs=2)
-    release = threading.Event()
-
-    def slow_request() -> Iterator[pb.ListGamesRequest]:
-        release.wait(TIMEOUT)
-        yield pb.ListGamesRequest()
-
     with (
         captured_logs() as out,
         InProcess(settings) as server,
         grpc.insecure_channel(server.address) as ch,
+        HeldCalls(ch) as held,
     ):
         assert server.server is not None
         interceptor = server.server.interceptor
-        # The unary method called as client-streaming: the call starts at once
-        # (headers), its one request message comes when released.
-        held = ch.stream_unary(
-            "/referee.v1.RefereeService/ListGames",
-            request_serializer=pb.ListGamesRequest.SerializeToString,
-            response_deserializer=pb.ListGamesResponse.FromString,
-        )
-        futures = [held.future(slow_request(), timeout=TIMEOUT) for _ in range(2)]
+        futures = [held.start() for _ in range(2)]
         wait_until(lambda: interceptor.in_flight == 2, "two calls in flight")
         with pytest.raises(grpc.RpcError) as e:
             stub(ch).ListGames(pb.ListGamesRequest(), timeout=10)
         assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         health = health_pb2_grpc.HealthStub(ch)
         assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == 1
-        release.set()
+        held.release()
         assert all(f.result(TIMEOUT).games for f in futures)
         wait_until(lambda: interceptor.in_flight == 0, "the calls to end")
         assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
@@ -140,25 +134,19 @@ def test_a_limit_of_one_call(tokens_and_metrics: bool) -> None:
     auth = TokenSet([("ci", token)], ()) if tokens_and_metrics else None
     settings = ServerSettings(host="127.0.0.1", port=0, max_concurrent_rpcs=1, auth=auth)
     metrics = Metrics() if tokens_and_metrics else None
-    release = threading.Event()
-
-    def slow_request() -> Iterator[pb.ListGamesRequest]:
-        release.wait(TIMEOUT)
-        yield pb.ListGamesRequest()
 
     def in_flight() -> float | None:
         if metrics is None:
             return None
         return metrics.registry.get_sample_value("referee_in_flight_rpcs")
 
-    with InProcess(settings, metrics) as server, grpc.insecure_channel(server.address) as ch:
+    with (
+        InProcess(settings, metrics) as server,
+        grpc.insecure_channel(server.address) as ch,
+        HeldCalls(ch) as held,
+    ):
         interceptor = server.server.interceptor
-        held = ch.stream_unary(
-            "/referee.v1.RefereeService/ListGames",
-            request_serializer=pb.ListGamesRequest.SerializeToString,
-            response_deserializer=pb.ListGamesResponse.FromString,
-        )
-        future = held.future(slow_request(), metadata=bearer, timeout=TIMEOUT)
+        future = held.start(metadata=bearer)
         wait_until(lambda: interceptor.in_flight == 1, "the call in flight")
         assert in_flight() == (1 if tokens_and_metrics else None)
         with pytest.raises(grpc.RpcError) as e:
@@ -174,7 +162,7 @@ def test_a_limit_of_one_call(tokens_and_metrics: bool) -> None:
             with pytest.raises(grpc.RpcError) as e:
                 next(iter(health.Watch(request, timeout=10)))  # no token
             assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        release.set()
+        held.release()
         assert future.result(TIMEOUT).games
         wait_until(lambda: interceptor.in_flight == 0, "the call to end")
         wait_until(lambda: in_flight() == (0 if tokens_and_metrics else None), "the gauge")
@@ -185,23 +173,17 @@ def test_calls_in_flight_are_counted_without_a_limit_when_metrics_are_on() -> No
 
     settings = ServerSettings(host="127.0.0.1", port=0)  # no limit
     metrics = Metrics()
-    release = threading.Event()
-
-    def slow_request() -> Iterator[pb.ListGamesRequest]:
-        release.wait(TIMEOUT)
-        yield pb.ListGamesRequest()
 
     def in_flight() -> float | None:
         return metrics.registry.get_sample_value("referee_in_flight_rpcs")
 
-    with InProcess(settings, metrics) as server, grpc.insecure_channel(server.address) as ch:
-        held = ch.stream_unary(
-            "/referee.v1.RefereeService/ListGames",
-            request_serializer=pb.ListGamesRequest.SerializeToString,
-            response_deserializer=pb.ListGamesResponse.FromString,
-        )
-        future = held.future(slow_request(), timeout=TIMEOUT)
+    with (
+        InProcess(settings, metrics) as server,
+        grpc.insecure_channel(server.address) as ch,
+        HeldCalls(ch) as held,
+    ):
+        future = held.start()
         wait_until(lambda: in_flight() == 1, "the held call in the gauge")
-        release.set()
+        held.release()
         assert future.result(TIMEOUT).games
         wait_until(lambda: in_flight() == 0, "the gauge to follow")

@@ -206,3 +206,19 @@ def test_an_exemption_names_a_service_or_one_method() -> None:
     by_service = TokenSet([("", TOKEN)], exempt=("referee.v1.RefereeService",))
     assert by_service.is_exempt("/referee.v1.RefereeService/ApplyAction")
     assert not by_service.is_exempt("/grpc.health.v1.Health/Check")
+
+
+def test_tokens_without_tls_are_warned_about_at_start_up() -> None:
+    """Bearer tokens over plaintext are allowed (TLS may end in front of the server)
+    but said once at start-up; the token itself is never in the log."""
+    from .helpers import Served
+
+    served = Served("--workers", "1", env={"REFEREE_AUTH_TOKENS": f"ci={TOKEN}"})
+    try:
+        assert served.wait_for("referee_serving")["auth"] == "1 tokens"
+        (warning,) = served.events("auth_without_tls")
+        assert warning["level"] == "warning" and "plaintext" in warning["note"]
+        assert served.terminate() == 0
+    finally:
+        served.close()
+    assert all(TOKEN not in line for line in served.raw)

@@ -248,3 +248,134 @@ def test_the_cpus_available_are_the_affinity_capped_by_the_quota(
     monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: affinity)
     monkeypatch.setattr(workers, "_cgroup_cpu_quota", lambda: quota)
     assert available_cpus() == cpus
+
+
+# Every bounded whole-number setting: (flag, variable, lowest, highest accepted).
+RANGES = [
+    ("--port", "PORT", 0, 65535),
+    ("--health-port", "HEALTH_PORT", 0, 65535),
+    ("--metrics-port", "METRICS_PORT", 0, 65535),
+    ("--workers", "WORKERS", 1, 1024),
+    ("--threads", "THREADS", 1, 256),
+    ("--max-concurrent-rpcs", "MAX_CONCURRENT_RPCS", 0, 1_000_000),
+    ("--coalesce-us", "COALESCE_US", 0, 10_000),
+    ("--max-message-bytes", "MAX_MESSAGE_BYTES", 1024, 256 * 1024 * 1024),
+    ("--max-replay-actions", "MAX_REPLAY_ACTIONS", 1, 10_000_000),
+]
+
+
+def parses(argv: list[str]) -> bool:
+    try:
+        cli._parser().parse_args(argv)
+    except SystemExit as e:
+        assert e.code == 2
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("flag", "variable", "lowest", "highest"), RANGES)
+def test_a_whole_number_setting_takes_its_range_and_nothing_beyond(
+    flag: str,
+    variable: str,
+    lowest: int,
+    highest: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Both ends of the range are accepted, one beyond either end refused with the
+    range in the message; the same through the environment variable."""
+    for value in (lowest, highest):
+        assert parses(["serve", flag, str(value)]), (flag, value)
+        args = cli._parser().parse_args(["serve", flag, str(value)])
+        assert getattr(args, flag[2:].replace("-", "_")) == value
+    for value in (lowest - 1, highest + 1):
+        assert not parses(["serve", flag, str(value)]), (flag, value)
+        assert f"out of range {lowest} .. {highest}" in capsys.readouterr().err
+    monkeypatch.setenv("REFEREE_" + variable, str(highest))
+    assert getattr(cli._parser().parse_args(["serve"]), flag[2:].replace("-", "_")) == highest
+    monkeypatch.setenv("REFEREE_" + variable, str(highest + 1))
+    with pytest.raises(SystemExit) as e:
+        cli._parser()
+    assert e.value.code == 2
+    assert f"environment REFEREE_{variable}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("true", True), ("TRUE", True), ("yes", True), ("on", True), ("1", True), (" On ", True),
+        ("false", False), ("no", False), ("off", False), ("0", False), ("", False),
+        ("maybe", None), ("2", None),
+    ],
+)  # fmt: skip
+def test_a_true_or_false_setting(
+    text: str, value: bool | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--require-sealed`` takes true/yes/on/1 or false/no/off/0 (any case), alone
+    means true; the variable takes the same words (empty: false)."""
+    argv = ["serve", "--require-sealed", text]
+    if value is None:
+        assert not parses(argv)
+        return
+    assert cli._parser().parse_args(argv).require_sealed is value
+    monkeypatch.setenv("REFEREE_REQUIRE_SEALED", text)
+    assert cli._parser().parse_args(["serve"]).require_sealed is value
+    assert cli._parser().parse_args(["serve", "--require-sealed"]).require_sealed is True
+
+
+def test_keepalive_times_of_one_second_are_the_least(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    one = ["serve", "--keepalive-time-seconds", "1", "--keepalive-timeout-seconds", "1"]
+    s = settings_of(one)
+    assert (s.keepalive_time_seconds, s.keepalive_timeout_seconds) == (1, 1)  # type: ignore[attr-defined]
+    for flag in ("--keepalive-time-seconds", "--keepalive-timeout-seconds"):
+        with pytest.raises(SystemExit) as e:
+            settings_of(["serve", flag, "0.999"])
+        assert e.value.code == 2 and "at least 1" in capsys.readouterr().err
+
+
+def test_several_workers_need_so_reuseport(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where the system has no SO_REUSEPORT (not Linux), one worker serves and more are
+    refused at start-up, not at the first bind."""
+    monkeypatch.delattr(socket, "SO_REUSEPORT")
+    assert settings_of(["serve", "--workers", "1"]).workers == 1  # type: ignore[attr-defined]
+    with pytest.raises(SystemExit) as e:
+        settings_of(["serve", "--workers", "2"])
+    assert e.value.code == 2 and "needs SO_REUSEPORT" in capsys.readouterr().err
+
+
+def test_seal_keys_from_the_environment_and_their_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import base64
+
+    line = "k2026a:" + base64.b64encode(bytes(range(32))).decode()
+    monkeypatch.setenv("REFEREE_SEAL_KEYS", f"{line},k2025b:{base64.b64encode(bytes(32)).decode()}")
+    keys = settings_of(["serve"]).seal_keys  # type: ignore[attr-defined]
+    assert keys == (("k2026a", bytes(range(32))), ("k2025b", bytes(32)))
+    # A keys file wins over the variable.
+    (tmp_path / "keys.txt").write_text(line.replace("k2026a", "file") + "\n")
+    s = settings_of(["serve", "--seal-keys-file", str(tmp_path / "keys.txt")])
+    assert [k for k, _ in s.seal_keys] == ["file"]  # type: ignore[attr-defined]
+    for argv, env, message in [
+        (["--seal-keys-file", str(tmp_path / "none.txt")], "", "No such file or directory"),
+        ([], "k1:short", "environment REFEREE_SEAL_KEYS: "),
+        (["--require-sealed"], "", "--require-sealed needs sealing keys"),
+    ]:
+        monkeypatch.setenv("REFEREE_SEAL_KEYS", env)
+        with pytest.raises(SystemExit) as e:
+            settings_of(["serve", *argv])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.startswith("referee serve: error: ") and message in err
+        assert "AAECAwQF" not in err  # no key material in a message
+
+
+def test_help_says_which_settings_have_no_default(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(env REFEREE_HEALTH_PORT; default none)" in text
+    assert "(env REFEREE_PORT; default 50051)" in text

@@ -1,13 +1,17 @@
 """``referee serve --workers 2`` in a subprocess: a worker killed under load comes
 back while calls keep succeeding; SIGTERM under load drains with no call lost;
-the metrics of all workers are summed."""
+the metrics of all workers are summed. Then the supervisor's decisions in this
+process, against made-up children: what a start-up failure, a death, a stop and a
+second or third signal lead to."""
 
 from __future__ import annotations
 
 import json
 import os
+import selectors
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,8 +21,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from referee.server import ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
+from referee.workers import Supervisor
 
 from .helpers import CONFIG, TIMEOUT, Served, sample, scrape, wait_until
 
@@ -303,7 +309,12 @@ def test_a_metrics_directory_is_removed_only_when_the_server_made_it(
     try:
         started = server.wait_for("supervisor_started")
         server.wait_for("supervisor_ready")
-        assert sample(scrape(started["metrics_port"]), "referee_workers") >= 0
+        port = started["metrics_port"]
+        # Both workers counted: the shared directory is the one in use.
+        wait_until(lambda: sample(scrape(port), "referee_workers") == 2, "two workers counted")
+        made = list(temp.iterdir())
+        assert len(made) == (0 if given else 1)  # the server's own, under TMPDIR
+        assert all(list(d.glob("*.db")) for d in made)  # holding this run's values
         assert server.terminate() == 0
     finally:
         server.close()
@@ -365,7 +376,6 @@ def test_a_worker_that_keeps_dying_young_comes_back_ever_later(
 ) -> None:
     """Restarted at once the first time; dying again within STABLE_SECONDS, after 0.5 s,
     then 1 s (doubling up to 30 s): a worker that cannot live does not spin."""
-    import time
 
     server = served("--workers", "2")
     server.wait_for("supervisor_ready")
@@ -382,3 +392,266 @@ def test_a_worker_that_keeps_dying_young_comes_back_ever_later(
     assert delays == [0, 0.5, 1.0]
     assert waited[2] >= 1.0  # never sooner than the delay it announced
     assert server.terminate() == 0
+
+
+# ------------------------------------------------- the supervisor's decisions, in process
+
+
+class Recorded:
+    """A stand-in for the supervisor's logger: each line as (event, fields)."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, dict[str, object]]] = []
+
+    def _record(self, event: str, **fields: object) -> None:
+        self.lines.append((event, fields))
+
+    info = warning = error = _record
+
+    def events(self, name: str) -> list[dict[str, object]]:
+        return [fields for event, fields in self.lines if event == name]
+
+
+class Children:
+    """Made-up worker processes for a Supervisor run in the test's process: a signal
+    sent to one (os.kill) makes it exit at once of that signal (os.waitpid reports it),
+    and ``exit(pid, code)`` makes one exit by itself. No real process is touched."""
+
+    def __init__(self, wake: int) -> None:
+        self.wake = wake
+        self.exits: list[tuple[int, int]] = []  # (pid, wait status) not reaped yet
+        self.signals: list[tuple[int, int]] = []
+        self.ignore_sigterm = False  # as a child stuck in a long call would
+
+    def exit(self, pid: int, code: int) -> None:
+        self.exits.append((pid, code << 8))  # the wait status of exit(code)
+        os.write(self.wake, b"\0")  # as SIGCHLD would wake the supervisor's select
+
+    def kill(self, pid: int, sig: int) -> None:
+        self.signals.append((pid, sig))
+        if sig == signal.SIGTERM and self.ignore_sigterm:
+            return
+        self.exits.append((pid, int(sig)))  # the wait status of a death by signal sig
+        os.write(self.wake, b"\0")
+
+    def waitpid(self, pid: int, options: int) -> tuple[int, int]:
+        return self.exits.pop(0) if self.exits else (0, 0)
+
+
+@pytest.fixture
+def supervisor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[Supervisor, Children, Recorded]]:
+    """A Supervisor of two workers, both started (made-up pids 1001 and 1002) and not
+    ready yet, with its loop's pipes registered as ``_setup`` does (no port, no signal
+    handler of this process changed)."""
+    from referee import workers
+
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, workers=2, grace_seconds=1, drain_delay_seconds=0
+    )
+    sup = workers.Supervisor(settings)
+    children, recorded = Children(sup._sig_w), Recorded()
+    monkeypatch.setattr(workers, "log", recorded)
+    monkeypatch.setattr(workers.os, "kill", children.kill)
+    monkeypatch.setattr(workers.os, "waitpid", children.waitpid)
+    for fd in (sup._sig_r, sup._sig_w, sup._ready_r):
+        os.set_blocking(fd, False)
+    sup._sel.register(sup._sig_r, selectors.EVENT_READ)
+    sup._sel.register(sup._ready_r, selectors.EVENT_READ)
+    now = time.monotonic()
+    for child, pid in zip(sup.children, (1001, 1002), strict=True):
+        child.pid, child.started = pid, now
+    try:
+        yield sup, children, recorded
+    finally:
+        sup._sel.close()
+        for fd in (sup._sig_r, sup._sig_w, sup._ready_r, sup._ready_w):
+            os.close(fd)
+
+
+def run_loop(sup: Supervisor) -> int:
+    """The supervisor's loop to its end, failing (not hanging) if it never ends."""
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(sup._loop()), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert result, "the supervisor's loop did not end"
+    return result[0]
+
+
+def test_a_worker_exiting_during_start_up_stops_the_server_with_status_1(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """A worker that exits before every worker is ready is not restarted: the start-up
+    failed (a port, a key, a certificate the worker could not use), so the supervisor
+    stops the others and exits 1 instead of restarting a worker that cannot start."""
+    sup, children, recorded = supervisor
+    children.exit(1001, 3)
+    assert run_loop(sup) == 1
+    assert recorded.events("child_failed_to_start") == [
+        {"child": "worker 0", "child_pid": 1001, "exit_code": 3}
+    ]
+    assert recorded.events("child_died") == []  # not restarted
+    assert sup.fatal == "worker 0 exited during start-up"
+    assert recorded.events("supervisor_stopping")[0]["reason"] == sup.fatal
+    assert children.signals == [(1002, signal.SIGTERM)]  # the other worker stopped
+    assert recorded.events("child_exited") == [
+        {"child": "worker 1", "child_pid": 1002, "signal": "SIGTERM"}
+    ]
+    assert recorded.events("supervisor_stopped") == [{"exit_code": 1}]
+    assert all(c.restart_at is None and c.pid == 0 for c in sup.children)
+
+
+def test_a_clean_stop_exits_0(supervisor: tuple[Supervisor, Children, Recorded]) -> None:
+    """The same loop stopped by a signal, every worker ready: status 0."""
+    sup, children, recorded = supervisor
+    for child in sup.children:
+        child.ready = True
+    sup.all_ready = True
+    os.write(children.wake, bytes([signal.SIGTERM]))  # as the signal's wakeup byte
+    assert run_loop(sup) == 0
+    assert sorted(children.signals) == [(1001, signal.SIGTERM), (1002, signal.SIGTERM)]
+    assert [e["child"] for e in recorded.events("child_exited")] == ["worker 0", "worker 1"]
+    assert recorded.events("supervisor_stopping")[0]["signal"] == "SIGTERM"
+    assert recorded.events("supervisor_stopped") == [{"exit_code": 0}]
+
+
+@pytest.mark.parametrize(
+    ("code", "how"),
+    [(3, {"exit_code": 3}), (0, {"exit_code": 0}), (-9, {"signal": "SIGKILL"})],
+)
+def test_a_dead_worker_is_reported_with_its_exit_status_or_signal(
+    supervisor: tuple[Supervisor, Children, Recorded], code: int, how: dict[str, object]
+) -> None:
+    sup, _, recorded = supervisor
+    sup.all_ready = True
+    worker = sup.children[1]
+    worker.ready = True
+    sup._exited(worker, code)
+    (died,) = recorded.events("child_died")
+    assert {k: died[k] for k in how} == how and died["child"] == "worker 1"
+    assert died["child_pid"] == 1002 and not ({"exit_code", "signal"} - set(how)) & set(died)
+    assert (worker.pid, worker.ready, worker.failures) == (0, False, 1)
+    assert worker.restart_at is not None
+
+
+@pytest.mark.parametrize(
+    ("lived", "ready", "failures_before", "failures_after", "delay"),
+    [
+        (10.0, True, 3, 0, 0.0),  # lived STABLE_SECONDS, ready: a fresh start
+        (60.0, True, 9, 0, 0.0),
+        (9.9, True, 0, 1, 0.0),  # young: the first failure is restarted at once
+        (9.9, True, 1, 2, 0.5),  # then 0.5 s, doubling
+        (9.87654, True, 3, 4, 2.0),
+        (60.0, False, 2, 3, 1.0),  # long-lived but never ready: still failing
+        (0.1, False, 7, 8, 30.0),  # 0.5 x 2^6 = 32: capped at RESTART_BACKOFF_MAX
+        (0.1, False, 20, 21, 30.0),
+    ],
+)
+def test_the_restart_delay_follows_the_failures_and_resets_after_a_stable_run(
+    supervisor: tuple[Supervisor, Children, Recorded],
+    monkeypatch: pytest.MonkeyPatch,
+    lived: float,
+    ready: bool,
+    failures_before: int,
+    failures_after: int,
+    delay: float,
+) -> None:
+    from referee import workers
+
+    sup, _, recorded = supervisor
+    sup.all_ready = True
+    worker = sup.children[0]
+    worker.started, worker.ready, worker.failures = 1000.0, ready, failures_before
+    clock = type("Clock", (), {"monotonic": staticmethod(lambda: 1000.0 + lived)})
+    monkeypatch.setattr(workers, "time", clock)
+    sup._exited(worker, -9)
+    assert worker.failures == failures_after
+    (died,) = recorded.events("child_died")
+    assert died["restart_in_seconds"] == delay and died["lived_seconds"] == round(lived, 3)
+    assert worker.restart_at == 1000.0 + lived + delay
+
+
+def test_a_worker_dying_during_a_stop_is_not_restarted(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    sup, _, recorded = supervisor
+    sup.all_ready = sup.stopping = True
+    sup._exited(sup.children[0], 0)
+    assert recorded.events("child_exited") == [
+        {"child": "worker 0", "child_pid": 1001, "exit_code": 0}
+    ]
+    assert recorded.events("child_died") == [] and sup.children[0].restart_at is None
+    assert sup.children[0].failures == 0
+
+
+def test_the_metrics_process_is_stopped_once_every_worker_has_exited(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """Its last scrape still sums every worker: SIGTERM goes to the workers first, to
+    the metrics process only when none is left."""
+    from referee.workers import _Child
+
+    sup, children, recorded = supervisor
+    sup.children.append(_Child("metrics", 0, pid=1003, ready=True))
+    for child in sup.children:
+        child.ready = True
+    sup.all_ready = True
+    os.write(children.wake, bytes([signal.SIGINT]))
+    assert run_loop(sup) == 0
+    assert children.signals == [
+        (1001, signal.SIGTERM),
+        (1002, signal.SIGTERM),
+        (1003, signal.SIGTERM),
+    ]
+    exited = [e["child"] for e in recorded.events("child_exited")]
+    assert exited == ["worker 0", "worker 1", "metrics"]
+
+
+def test_a_third_signal_changes_nothing_more(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """The first signal drains, the second kills every child at once (exit status 1),
+    any later one is ignored: one supervisor_forced_stop, one SIGKILL per child."""
+    sup, children, recorded = supervisor
+    for child in sup.children:
+        child.ready = True
+    sup.all_ready = True
+    children.ignore_sigterm = True  # the workers are still draining
+    os.write(children.wake, bytes([signal.SIGTERM, signal.SIGINT, signal.SIGTERM]))
+    assert run_loop(sup) == 1
+    assert recorded.events("supervisor_forced_stop") == [{"signal": "SIGINT"}]
+    assert children.signals == [
+        (1001, signal.SIGTERM),
+        (1002, signal.SIGTERM),
+        (1001, signal.SIGKILL),
+        (1002, signal.SIGKILL),
+    ]
+    assert recorded.events("supervisor_stopped") == [{"exit_code": 1}]
+
+
+def test_a_restarted_metrics_process_is_still_stopped_by_sigterm(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """A child's record is reset when it dies, the 'signalled' mark with it: the metrics
+    process started again after a crash gets its SIGTERM at the stop, not a SIGKILL at
+    the deadline."""
+    from referee.workers import _Child
+
+    sup, children, recorded = supervisor
+    metrics = _Child("metrics", 0, pid=1003, ready=True)
+    sup.children.append(metrics)
+    for child in sup.children:
+        child.ready = True
+    sup.all_ready = True
+    sup._signal(metrics, signal.SIGKILL)  # it crashes (here: killed; reaped below)
+    children.exits.clear()
+    sup._exited(metrics, -signal.SIGKILL)
+    assert recorded.events("child_died")[0]["child"] == "metrics"
+    metrics.pid, metrics.ready = 1004, True  # as _spawn would restart it
+    metrics.restart_at = None
+    os.write(children.wake, bytes([signal.SIGTERM]))
+    assert run_loop(sup) == 0
+    assert (1004, signal.SIGTERM) in children.signals
+    assert (1004, signal.SIGKILL) not in children.signals

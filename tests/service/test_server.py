@@ -39,16 +39,23 @@ def test_reflection_lists_and_describes_the_service(channel: grpc.Channel) -> No
     assert file.name == "referee/v1/referee.proto"
 
 
-def test_health_goes_not_serving_on_stop() -> None:
+def test_health_goes_not_serving_on_stop(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen by a health client and by ``referee health``, which exits 1 on NOT_SERVING
+    (a probe's failure) as when the server cannot be reached."""
+    from referee import cli
     from referee.server import ServerSettings
 
     thread = ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1)).start()
     with grpc.insecure_channel(thread.address) as ch:
         health = health_pb2_grpc.HealthStub(ch)
         assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == 1
+        assert cli.main(["health", "--address", thread.address]) == 0
+        assert capsys.readouterr().out == f"{thread.address}: SERVING\n"
         thread.enter_graceful_shutdown()
         status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
         assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+        assert cli.main(["health", "--address", thread.address]) == 1
+        assert capsys.readouterr().out == f"{thread.address}: NOT_SERVING\n"
     thread.stop()
 
 
@@ -104,7 +111,12 @@ def test_cli_version_games_and_health(server_process: Served) -> None:
     version = run("--version")
     assert version.returncode == 0 and __version__ in version.stdout
     assert f"({build()} build)" in version.stdout  # compiled under scripts/test-compiled.sh
-    assert server_process.wait_for("referee_serving")["build"] == build()
+    serving = server_process.wait_for("referee_serving")
+    assert serving["build"] == build()
+    # One process serves as worker 0 (its log lines and metrics say so), and no
+    # warning about tokens without TLS when there are no tokens.
+    assert serving["worker"] == 0 and serving["pid"] == server_process.proc.pid
+    assert server_process.events("auth_without_tls") == []
     games = run("games")
     assert (
         games.returncode == 0 and "earl_of_coventry" in games.stdout and "C-VAR-7" in games.stdout
