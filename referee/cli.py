@@ -789,6 +789,17 @@ def _verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    try:
+        return _run(parser, args)
+    except BrokenPipeError:
+        # The reader left (``referee games | head``): stop quietly, as other tools do,
+        # with stdout pointed at /dev/null so that the exit's flush does not fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "serve":
         return _serve(args)
     if args.command == "games":

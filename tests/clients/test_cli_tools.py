@@ -295,3 +295,22 @@ def test_every_documented_command_parses(line: str) -> None:
         cli._parser().parse_args(argv)
     except SystemExit as e:
         assert e.code == 0, f"`{line}` does not parse"  # --help exits 0
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    """``referee games | head -1``: the pipe closes before the command has written all;
+    it stops quietly (exit 1), with no traceback on stderr."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "games"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the command (still importing) writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == 1, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
