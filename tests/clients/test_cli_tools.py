@@ -44,6 +44,8 @@ def test_seal_key_prints_a_fresh_key_line_a_server_can_load(
     assert key_id == "k2026a" and len(base64.b64decode(encoded, validate=True)) == 32
     assert referee(capsys, "seal-key", "--id", "k2026a")[1] != first  # random each time
     assert referee(capsys, "seal-key")[1].startswith("k1:")  # the default id
+    longest = "A-z_.9" + "x" * 26  # 32 characters of A-Z a-z 0-9 . _ -
+    assert referee(capsys, "seal-key", "--id", longest)[1].startswith(longest + ":")
     # Two lines in a keys file, as docs/trust.md says: the first seals, both open.
     second = referee(capsys, "seal-key", "--id", "k2025b")[1]
     keys = parse_keys(first + second)
@@ -56,7 +58,7 @@ def test_seal_key_prints_a_fresh_key_line_a_server_can_load(
     assert settings.require_sealed and [k for k, _ in settings.seal_keys] == ["k2026a", "k2025b"]
 
 
-@pytest.mark.parametrize("key_id", ["", "has space", "x" * 65, "ünïcode"])
+@pytest.mark.parametrize("key_id", ["", "has space", "x" * 33, "ünïcode", "k/1"])
 def test_seal_key_refuses_an_unusable_id(capsys: pytest.CaptureFixture[str], key_id: str) -> None:
     code, out, err = referee(capsys, "seal-key", "--id", key_id)
     assert code == 2 and out == ""
