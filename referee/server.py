@@ -550,8 +550,9 @@ class RefereeServer(ServerBase):
         if settings.health_port is not None:
             self.health_server = grpc.aio.server(options=self._health_options())
             health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
-        self._stopping: asyncio.Event | None = None
-        self._stop_requested = False
+        # Set by request_stop, also before start (an Event binds to a loop only when
+        # waited on): a signal during start-up stops the server once it has started.
+        self._stopping = asyncio.Event()
 
     async def start(self) -> int:
         """Bind and start; returns the bound port (useful with port 0)."""
@@ -561,9 +562,6 @@ class RefereeServer(ServerBase):
         await self.server.start()
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
-        self._stopping = asyncio.Event()
-        if self._stop_requested:  # a signal came during start-up: stop at once
-            self._stopping.set()
         self._log_serving(coalesce_us=self.settings.coalesce_us)
         return self.port
 
@@ -581,9 +579,7 @@ class RefereeServer(ServerBase):
         log.info("referee_stopped")
 
     def request_stop(self) -> None:
-        self._stop_requested = True
-        if self._stopping is not None:
-            self._stopping.set()
+        self._stopping.set()
 
     def install_signal_handlers(self) -> None:
         """SIGTERM and SIGINT stop the server gracefully from now on, also before it
@@ -597,7 +593,6 @@ class RefereeServer(ServerBase):
     async def run_until_signalled(self) -> None:
         """Serve until SIGTERM or SIGINT, then stop gracefully."""
         self.install_signal_handlers()
-        assert self._stopping is not None
         await self._stopping.wait()
         await self.stop()
 

@@ -218,13 +218,18 @@ class Supervisor:
             self.metrics = m.Metrics()
             m.install(self.metrics)
             self.children.append(_Child("metrics", 0))
+        self._watch_pipes()
+        signal.set_wakeup_fd(self._sig_w, warn_on_full_buffer=False)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(sig, _noop)
+
+    def _watch_pipes(self) -> None:
+        """The loop's two pipes, non-blocking, in its selector: signals (the wakeup
+        fd's bytes) and the children's readiness lines."""
         for fd in (self._sig_r, self._sig_w, self._ready_r):
             os.set_blocking(fd, False)
         self._sel.register(self._sig_r, selectors.EVENT_READ)
         self._sel.register(self._ready_r, selectors.EVENT_READ)
-        signal.set_wakeup_fd(self._sig_w, warn_on_full_buffer=False)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
-            signal.signal(sig, _noop)
 
     def _setup_metrics_dir(self) -> None:
         from referee.metrics import MULTIPROC_ENV, clear_directory

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import signal
 import threading
 import time
@@ -443,8 +442,8 @@ def supervisor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[tuple[Supervisor, Children, Recorded]]:
     """A Supervisor of two workers, both started (made-up pids 1001 and 1002) and not
-    ready yet, with its loop's pipes registered as ``_setup`` does (no port, no signal
-    handler of this process changed)."""
+    ready yet, with its loop's pipes watched (``_setup``'s other work, ports and this
+    process's signal handlers, not done)."""
     from referee import workers
 
     settings = ServerSettings(
@@ -455,10 +454,7 @@ def supervisor(
     monkeypatch.setattr(workers, "log", recorded)
     monkeypatch.setattr(workers.os, "kill", children.kill)
     monkeypatch.setattr(workers.os, "waitpid", children.waitpid)
-    for fd in (sup._sig_r, sup._sig_w, sup._ready_r):
-        os.set_blocking(fd, False)
-    sup._sel.register(sup._sig_r, selectors.EVENT_READ)
-    sup._sel.register(sup._ready_r, selectors.EVENT_READ)
+    sup._watch_pipes()
     now = time.monotonic()
     for child, pid in zip(sup.children, (1001, 1002), strict=True):
         child.pid, child.started = pid, now
@@ -468,6 +464,13 @@ def supervisor(
         sup._sel.close()
         for fd in (sup._sig_r, sup._sig_w, sup._ready_r, sup._ready_w):
             os.close(fd)
+
+
+def all_ready(sup: Supervisor) -> None:
+    """Every child announced ready: the start-up is over."""
+    for child in sup.children:
+        child.ready = True
+    sup.all_ready = True
 
 
 def run_loop(sup: Supervisor) -> int:
@@ -506,9 +509,7 @@ def test_a_worker_exiting_during_start_up_stops_the_server_with_status_1(
 def test_a_clean_stop_exits_0(supervisor: tuple[Supervisor, Children, Recorded]) -> None:
     """The same loop stopped by a signal, every worker ready: status 0."""
     sup, children, recorded = supervisor
-    for child in sup.children:
-        child.ready = True
-    sup.all_ready = True
+    all_ready(sup)
     os.write(children.wake, bytes([signal.SIGTERM]))  # as the signal's wakeup byte
     assert run_loop(sup) == 0
     assert sorted(children.signals) == [(1001, signal.SIGTERM), (1002, signal.SIGTERM)]
@@ -525,13 +526,13 @@ def test_a_dead_worker_is_reported_with_its_exit_status_or_signal(
     supervisor: tuple[Supervisor, Children, Recorded], code: int, how: dict[str, object]
 ) -> None:
     sup, _, recorded = supervisor
-    sup.all_ready = True
+    all_ready(sup)
     worker = sup.children[1]
-    worker.ready = True
     sup._exited(worker, code)
     (died,) = recorded.events("child_died")
     assert {k: died[k] for k in how} == how and died["child"] == "worker 1"
-    assert died["child_pid"] == 1002 and not ({"exit_code", "signal"} - set(how)) & set(died)
+    (other,) = {"exit_code", "signal"} - set(how)
+    assert died["child_pid"] == 1002 and other not in died
     assert (worker.pid, worker.ready, worker.failures) == (0, False, 1)
     assert worker.restart_at is not None
 
@@ -595,9 +596,7 @@ def test_the_metrics_process_is_stopped_once_every_worker_has_exited(
 
     sup, children, recorded = supervisor
     sup.children.append(_Child("metrics", 0, pid=1003, ready=True))
-    for child in sup.children:
-        child.ready = True
-    sup.all_ready = True
+    all_ready(sup)
     os.write(children.wake, bytes([signal.SIGINT]))
     assert run_loop(sup) == 0
     assert children.signals == [
@@ -615,9 +614,7 @@ def test_a_third_signal_changes_nothing_more(
     """The first signal drains, the second kills every child at once (exit status 1),
     any later one is ignored: one supervisor_forced_stop, one SIGKILL per child."""
     sup, children, recorded = supervisor
-    for child in sup.children:
-        child.ready = True
-    sup.all_ready = True
+    all_ready(sup)
     children.ignore_sigterm = True  # the workers are still draining
     os.write(children.wake, bytes([signal.SIGTERM, signal.SIGINT, signal.SIGTERM]))
     assert run_loop(sup) == 1
@@ -642,9 +639,7 @@ def test_a_restarted_metrics_process_is_still_stopped_by_sigterm(
     sup, children, recorded = supervisor
     metrics = _Child("metrics", 0, pid=1003, ready=True)
     sup.children.append(metrics)
-    for child in sup.children:
-        child.ready = True
-    sup.all_ready = True
+    all_ready(sup)
     sup._signal(metrics, signal.SIGKILL)  # it crashes (here: killed; reaped below)
     children.exits.clear()
     sup._exited(metrics, -signal.SIGKILL)
