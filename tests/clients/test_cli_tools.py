@@ -5,10 +5,12 @@ each must parse as written, since readers paste them."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,6 +197,41 @@ def test_play_and_demo_refuse_a_seed_that_is_not_hex_before_connecting(
 ) -> None:
     code, _, err = referee(capsys, *command, "--address", "127.0.0.1:1", "--seed", "zz")
     assert code == 2 and err.startswith("referee: --seed: non-hexadecimal"), err
+
+
+class OutOfTurnBot:
+    """Answers with a legal action given to the next seat: one the referee rejects."""
+
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+
+    def choose(self, actions: list[Any], view: Any) -> Any:
+        action = type(actions[0])()
+        action.CopyFrom(actions[0])
+        action.actor.seat = (action.actor.seat + 1) % self.seats
+        return action
+
+
+@pytest.mark.parametrize("command", [["demo", "--game", "earl_of_coventry"], ["play", "ecarte"]])
+def test_play_and_demo_stop_with_exit_1_when_the_referee_refuses_a_players_action(
+    command: list[str],
+    capsys: pytest.CaptureFixture[str],
+    server: ServerThread,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A player (here a broken bot) whose action is refused ends the game: the CLI says
+    which action and why on stderr, with no traceback, and exits 1."""
+    seats = 2 if "ecarte" in command else 3
+    monkeypatch.setattr(cli, "_bots", lambda bot_seed, game: lambda seat: OutOfTurnBot(seats))
+    if command[0] == "play":  # the human (seat 1) answers "1" to every question
+        command = [*command, "--seat", "1"]
+        monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 20))
+    code, out, err = referee(
+        capsys, *command, "--address", server.address, "--seed", ZERO_SEED, "--bot-seed", "1"
+    )
+    assert code == 1, (out, err)
+    assert err.startswith("referee: seat 0 ") and "VERDICT_" in err, err
+    assert "Traceback" not in err and "over: winner" not in out
 
 
 # ------------------------------------------------------------------ referee scenario
