@@ -58,6 +58,10 @@ SERVICE = "referee.v1.RefereeService"
 DEFAULT_TIMEOUT = 10.0
 #: Attempts of a call that fails with UNAVAILABLE (the first one included).
 DEFAULT_ATTEMPTS = 5
+#: The largest response the client accepts: the largest ``--max-message-bytes`` a
+#: server may be given (256 MiB). gRPC's own default, 4 MiB, is below the server's
+#: default limit (16 MiB), and a ``Replay`` answer in between would be refused here.
+MAX_RECEIVE_BYTES = 256 * 1024 * 1024
 
 # The errors of a LegalActions call without an actor on a server that requires one.
 _NEEDS_AN_ACTOR = (
@@ -337,8 +341,12 @@ class Client:
 
         ``timeout`` is every call's deadline in seconds unless a call gives its
         own; ``max_attempts`` bounds the attempts of a call failing with
-        ``UNAVAILABLE`` (5 by default, 1 for none). ``channel`` uses an
-        existing channel instead (the caller configures and closes it).
+        ``UNAVAILABLE`` (5 by default, 1 for none). ``options`` are gRPC channel
+        arguments; they take precedence over the client's own (gRPC uses the first
+        of two equal keys): a ``grpc.service_config`` given there (round_robin and
+        health checking, docs/deploy.md) replaces the client's, so give it its own
+        ``retryPolicy``. ``channel`` uses an existing channel instead (the caller
+        configures and closes it).
         """
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -346,10 +354,12 @@ class Client:
         self.metadata = tuple(metadata)
         self._own_channel = channel is None
         if channel is None:
+            # The caller's options first: for a key given twice gRPC takes the first.
             opts: list[tuple[str, Any]] = [
+                *options,
                 ("grpc.enable_retries", 1),
                 ("grpc.service_config", service_config(max_attempts)),
-                *options,
+                ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ]
             if credentials is None:
                 channel = grpc.insecure_channel(address, options=opts)
@@ -488,15 +498,21 @@ class Client:
         *,
         seat_entropy: Iterable[bytes] = (),
         include_events: bool = False,
+        include_log: bool = False,
         timeout: float | None = None,
     ) -> referee_pb2.ReplayResponse:
-        """Referee a whole list of actions from the start: each verdict and the hash chain."""
+        """Referee a whole list of actions from the start: each verdict and the hash chain.
+
+        ``include_log`` also returns the game as a ``GameLog`` (``log``), the record
+        ``referee verify`` checks (docs/trust.md).
+        """
         request = referee_pb2.ReplayRequest(
             config=game_config,
             seed=seed,
             seat_entropy=list(seat_entropy),
             actions=list(actions),
             include_events=include_events,
+            include_log=include_log,
         )
         reply: referee_pb2.ReplayResponse = self._call(self.stub.Replay, request, timeout)
         return reply

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import threading
 from concurrent import futures
 from typing import Any
@@ -88,6 +89,58 @@ def test_new_game_apply_legal_actions_view_replay(client: Client) -> None:
     replay = client.replay(config("earl_of_coventry", seats=3), SEED, [actions[0]])
     assert replay.initial_hash == game.state_hash
     assert replay.final_hash == applied.game.state_hash
+
+
+def test_replay_returns_the_game_log_referee_verify_checks(client: Client) -> None:
+    from referee.verify import verify
+
+    cfg = config("earl_of_coventry", seats=3)
+    game = client.new_game(cfg, SEED).game
+    played = []
+    while not game.finished:
+        action = client.legal_actions(game)[-1]
+        played.append(action)
+        game = client.apply(game, action).game
+    replay = client.replay(cfg, SEED, played, include_log=True)
+    assert len(replay.log.entries) == len(played)
+    assert replay.log.final_hash == replay.final_hash == game.state_hash
+    assert verify(replay.log).ok, verify(replay.log)
+    assert not client.replay(cfg, SEED, played).HasField("log")
+
+
+def test_answers_over_grpcs_4_mib_default_are_received(client: Client) -> None:
+    # The server answers up to --max-message-bytes (16 MiB by default); gRPC clients
+    # refuse more than 4 MiB unless told otherwise. 45,000 rejected steps: about 4.3 MB.
+    cfg = config("earl_of_coventry", seats=3)
+    game = client.new_game(cfg, SEED).game
+    action = client.legal_actions(game)[0]
+    wrong = referee_pb2.Action()
+    wrong.CopyFrom(action)
+    wrong.actor.seat = (action.actor.seat + 1) % 3
+    replay = client.replay(cfg, SEED, [action] + [wrong] * 45_000, timeout=60)
+    assert replay.ByteSize() > 4 * 1024 * 1024
+    assert replay.steps[-1].verdict == common_pb2.VERDICT_REJECTED
+
+
+def test_a_service_config_in_the_options_is_the_one_used(server: ServerThread) -> None:
+    # docs/deploy.md's service config (round_robin, health checking) given to the
+    # client must replace the client's own, not be silently ignored: with health
+    # checking of a service the server does not know, the server counts as unhealthy.
+    def with_health_check(service: str) -> list[tuple[str, Any]]:
+        cfg = {
+            "loadBalancingConfig": [{"round_robin": {}}],
+            "healthCheckConfig": {"serviceName": service},
+        }
+        return [("grpc.service_config", json.dumps(cfg))]
+
+    with Client(server.address, options=with_health_check("referee.v1.RefereeService")) as c:
+        assert c.list_games()
+    with (
+        Client(server.address, options=with_health_check("no.such.Service"), timeout=5) as c,
+        pytest.raises(RefereeError) as info,
+    ):
+        c.list_games()
+    assert info.value.code == grpc.StatusCode.UNAVAILABLE
 
 
 def test_illegal_action_is_a_verdict(client: Client) -> None:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from ..server_thread import ServerThread
 from . import test_go, test_typescript
@@ -63,3 +67,48 @@ def test_go_quickstart_runs(server: ServerThread) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("winners: ["), result.stdout
+
+
+def test_the_docs_python_client_settings_make_a_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/clients.md's and docs/deploy.md's Python client with TLS, a token and
+    deploy.md's service config: the keywords exist and the service config is the
+    channel's (nothing connects: channels connect on their first call)."""
+    import json
+
+    import grpc
+
+    from referee.client import Client
+
+    deploy = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    service_config = json.loads(re.findall(r"```json\n(.*?)```", deploy, re.S)[0])
+    (tmp_path / "ca.pem").write_bytes(b"not a certificate: nothing connects")
+    monkeypatch.chdir(tmp_path)
+    made: list[Client] = []
+    original_init = Client.__init__
+
+    def init(self: Client, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(Client, "__init__", init)
+    for doc in ("clients.md", "deploy.md"):
+        text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+        snippets = [
+            b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "credentials=" in b
+        ]
+        assert snippets, f"docs/{doc} shows the client with TLS and a token"
+        for snippet in snippets:
+            namespace = {
+                "grpc": grpc,
+                "json": json,
+                "SERVICE_CONFIG": service_config,
+                "token": "t" * 32,
+                "ca_pem": b"",
+            }
+            exec(compile(snippet.replace("{...}", "SERVICE_CONFIG"), doc, "exec"), namespace)
+    assert made
+    for client in made:
+        assert client.metadata == (("authorization", "Bearer " + "t" * 32),)
+        client.close()

@@ -50,3 +50,44 @@ def test_typescript_example_bot_plays_every_game(
     assert result.returncode == 0, result.stdout + result.stderr
     for game in served_games:
         assert re.search(rf"^{game}: finished after \d+ actions; winner seat", result.stdout, re.M)
+
+
+TOKEN = "typescript-client-token-0123456789"
+_TOKEN_SCRIPT = """
+import { RefereeClient, RefereeError } from "./dist/src/index.js";
+const [address, token] = process.argv.slice(1);
+try {
+  await new RefereeClient(address, { maxAttempts: 1 }).listGames();
+  console.log("without the token: served");
+} catch (err) {
+  console.log(`without the token: ${err instanceof RefereeError ? err.code : err}`);
+}
+const games = await new RefereeClient(address, {
+  maxAttempts: 1,
+  headers: { authorization: `Bearer ${token}` },
+}).listGames();
+console.log(`with the token: ${games.length} games`);
+"""
+
+
+def test_typescript_client_sends_a_bearer_token(served_games: list[str]) -> None:
+    # docs/operations.md: a server with --auth-tokens-file wants 'authorization: Bearer'
+    # on every call; the client's `headers` option sends it.
+    from referee.auth import TokenSet
+    from referee.server import ServerSettings
+
+    _ready()
+    assert run(["npm", "run", "build", "--silent"], cwd=TS).returncode == 0
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, grace_seconds=1, auth=TokenSet([("ts", TOKEN)])
+    )
+    server = ServerThread(settings).start()
+    try:
+        result = run(
+            ["node", "--input-type=module", "-e", _TOKEN_SCRIPT, server.address, TOKEN], cwd=TS
+        )
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "without the token: 16" in result.stdout  # Code.Unauthenticated
+    assert f"with the token: {len(served_games)} games" in result.stdout

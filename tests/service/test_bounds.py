@@ -106,3 +106,27 @@ def test_a_new_games_views_are_of_version_0() -> None:
     new = game(views=views)
     assert new.state.version == 0
     assert [v.version for v in new.views] == [0, 0]
+
+
+def test_every_error_reason_the_server_gives_is_in_the_api_docs() -> None:
+    """docs/api.md's error table is the list platform teams program against: every
+    google.rpc.ErrorInfo reason the server can give is in it, and nothing else."""
+    import re
+    from pathlib import Path
+
+    from referee import sealing
+
+    root = Path(__file__).resolve().parents[2]
+    given = {
+        sealing.SEAL_MALFORMED,
+        sealing.SEAL_VERSION,
+        sealing.SEAL_UNKNOWN_KEY,
+        sealing.SEAL_INVALID,
+    }
+    for module in ("service.py", "calls.py", "server.py", "threaded.py", "auth.py"):
+        given |= set(re.findall(r'reason="([A-Z_]+)"', (root / "referee" / module).read_text()))
+    assert "RULES_VERSION_UNSUPPORTED" in given and "REQUEST_MALFORMED" in given
+    errors = (root / "docs" / "api.md").read_text().split("## Errors", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"reason `([A-Z_]+)`", errors))
+    documented |= set(re.findall(r"`(STATE_SEAL_[A-Z_]+)`", errors))
+    assert given == documented

@@ -1,7 +1,8 @@
 // Package referee is a small typed client for the Referee gRPC service.
 //
 //	client, err := referee.Dial("localhost:50051")
-//	started, err := client.NewGame(ctx, referee.Config("earl_of_coventry", `{"seats": 3}`), referee.NewGameOptions{})
+//	config, err := referee.Config("earl_of_coventry", `{"seats": 3}`)
+//	started, err := client.NewGame(ctx, config, referee.NewGameOptions{})
 //	game := started.Game
 //	for !game.Finished() {
 //		actions, _ := client.LegalActions(ctx, game, nil)
@@ -28,6 +29,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -40,12 +42,24 @@ const (
 	DefaultTimeout = 10 * time.Second
 	// DefaultAttempts bounds the attempts of a call failing with UNAVAILABLE.
 	DefaultAttempts = 5
+	// MaxReceiveBytes is the largest response a call accepts: the largest
+	// --max-message-bytes a server may be given. gRPC's own default, 4 MiB, is
+	// below the server's default limit (16 MiB), so a Replay answer in between
+	// would be refused by the client.
+	MaxReceiveBytes = 256 * 1024 * 1024
 )
 
 // Options configure Dial.
 type Options struct {
 	Timeout     time.Duration // default DefaultTimeout
 	MaxAttempts int           // default DefaultAttempts; 1: no retry
+	// TransportCredentials, when set, make the connection use them (TLS:
+	// credentials.NewTLS); nil: plaintext. Give TLS here, not as
+	// grpc.WithTransportCredentials in DialOptions, which would conflict with
+	// the plaintext default.
+	TransportCredentials credentials.TransportCredentials
+	// DialOptions are added last (e.g. grpc.WithPerRPCCredentials for a bearer
+	// token, grpc.WithDefaultServiceConfig for round_robin, docs/deploy.md).
 	DialOptions []grpc.DialOption
 }
 
@@ -57,9 +71,9 @@ type Client struct {
 	perActor atomic.Bool // the server wants an actor in LegalActions (--require-sealed)
 }
 
-// Dial connects to address (host:port), in plaintext unless opts.DialOptions
-// says otherwise. The connection is made lazily: a server that is not up yet
-// makes calls fail with UNAVAILABLE, which are retried.
+// Dial connects to address (host:port), in plaintext unless
+// opts.TransportCredentials are given. The connection is made lazily: a server
+// that is not up yet makes calls fail with UNAVAILABLE, which are retried.
 func Dial(address string, opts ...Options) (*Client, error) {
 	var o Options
 	if len(opts) > 0 {
@@ -71,8 +85,13 @@ func Dial(address string, opts ...Options) (*Client, error) {
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultAttempts
 	}
+	security := grpc.WithInsecure()
+	if o.TransportCredentials != nil {
+		security = grpc.WithTransportCredentials(o.TransportCredentials)
+	}
 	dial := []grpc.DialOption{
-		grpc.WithInsecure(),
+		security,
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxReceiveBytes)),
 		grpc.WithChainUnaryInterceptor(deadline(o.Timeout), RetryUnavailable(o.MaxAttempts)),
 	}
 	conn, err := grpc.Dial(address, append(dial, o.DialOptions...)...)
@@ -81,6 +100,22 @@ func Dial(address string, opts ...Options) (*Client, error) {
 	}
 	return &Client{Conn: conn, Stub: refereev1.NewRefereeServiceClient(conn)}, nil
 }
+
+// BearerToken sends "authorization: Bearer <token>" with every call, for a
+// server with --auth-tokens-file (docs/operations.md): pass it in
+// Options.DialOptions. It also works without TLS (a mesh's mTLS, a test), where
+// the token can be read on the network.
+func BearerToken(token string) grpc.DialOption {
+	return grpc.WithPerRPCCredentials(bearerToken(token))
+}
+
+type bearerToken string
+
+func (t bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(t)}, nil
+}
+
+func (bearerToken) RequireTransportSecurity() bool { return false }
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.Conn.Close() }

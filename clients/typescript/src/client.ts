@@ -7,7 +7,9 @@
 //   and sends it back the same way, so callers never deal with the difference.
 // Illegal actions are not errors: apply() returns the verdict.
 import { clone, create, fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import type { SecureClientSessionOptions } from "node:http2";
+
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
 import {
@@ -130,6 +132,24 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Attempts of a call that fails with UNAVAILABLE, the first included (default 5; 1: no retry). */
   maxAttempts?: number;
+  /**
+   * Metadata sent with every call, e.g. `{ authorization: "Bearer <token>" }` for a
+   * server with `--auth-tokens-file` (docs/operations.md).
+   */
+  headers?: Record<string, string>;
+  /**
+   * Node's HTTP/2 session options, e.g. `{ ca }` to trust a private CA, or `{ key, cert }`
+   * for mutual TLS (with an `https://` address).
+   */
+  nodeOptions?: SecureClientSessionOptions;
+}
+
+/** An interceptor that sets `headers` on every call. */
+function withHeaders(headers: Record<string, string>): Interceptor {
+  return (next) => async (req) => {
+    for (const [name, value] of Object.entries(headers)) req.header.set(name, value);
+    return next(req);
+  };
 }
 
 // The errors of a LegalActions call without an actor on a server that requires one.
@@ -147,7 +167,9 @@ export class RefereeClient {
   /** `address` is `host:port` (plaintext HTTP/2) or a URL (`https://host:port` for TLS). */
   constructor(address: string, options: ClientOptions = {}) {
     const baseUrl = /^https?:\/\//.test(address) ? address : `http://${address}`;
-    this.stub = createClient(RefereeService, createGrpcTransport({ baseUrl }));
+    const interceptors = options.headers ? [withHeaders(options.headers)] : [];
+    const nodeOptions = options.nodeOptions;
+    this.stub = createClient(RefereeService, createGrpcTransport({ baseUrl, interceptors, nodeOptions }));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_ATTEMPTS);
   }
@@ -238,15 +260,20 @@ export class RefereeClient {
     return this.call((o) => this.stub.viewState({ ...stateOf(game), viewer: signed }, o));
   }
 
-  /** Referee a whole list of actions from the start: each verdict and the hash chain. */
+  /**
+   * Referee a whole list of actions from the start: each verdict and the hash chain;
+   * `includeLog` also returns the game as a GameLog (`log`), what `referee verify` checks.
+   */
   async replay(
     config: GameConfig,
     seed: Uint8Array,
     actions: Action[],
-    options: { seatEntropy?: Uint8Array[]; includeEvents?: boolean } = {},
+    options: { seatEntropy?: Uint8Array[]; includeEvents?: boolean; includeLog?: boolean } = {},
   ): Promise<ReplayResponse> {
-    const { seatEntropy, includeEvents } = options;
-    return this.call((o) => this.stub.replay({ config, seed, actions, seatEntropy, includeEvents }, o));
+    const { seatEntropy, includeEvents, includeLog } = options;
+    return this.call((o) =>
+      this.stub.replay({ config, seed, actions, seatEntropy, includeEvents, includeLog }, o),
+    );
   }
 }
 

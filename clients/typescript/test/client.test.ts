@@ -85,6 +85,16 @@ test("Écarté matches play to their end: two games to win with stakes, and à t
   }
 });
 
+test("replay with includeLog returns the game's GameLog", async () => {
+  const client = new RefereeClient(address());
+  const config = gameConfig("earl_of_coventry", { seats: 3 });
+  const played = await playGame(client, config, { seed: SEED, botSeed: 4 });
+  const replay = await client.replay(config, SEED, played.actions, { includeLog: true });
+  assert.equal(replay.log?.entries.length, played.actions.length);
+  assert.equal(hex(replay.log?.finalHash ?? new Uint8Array()), hex(played.game.stateHash));
+  assert.equal((await client.replay(config, SEED, played.actions)).log, undefined);
+});
+
 test("an illegal action is a verdict, not an error", async () => {
   const client = new RefereeClient(address());
   const { game } = await client.newGame(gameConfig("earl_of_coventry", { seats: 3 }), { seed: SEED });
