@@ -6,6 +6,8 @@
 # exactly in pyproject.toml), with each language's plugin pinned too:
 #   Python      grpcio-tools' own generators           -> referee/v1/
 #   TypeScript  @bufbuild/protoc-gen-es (package-lock) -> clients/typescript/src/gen/
+#               (with google/rpc/error_details.proto, checked in under
+#               clients/typescript/third_party/: npm has no pinned copy)
 #   Go          protoc-gen-go, protoc-gen-go-grpc      -> clients/go/gen/
 #               (Debian 12: apt-get install protoc-gen-go protoc-gen-go-grpc)
 set -euo pipefail
@@ -28,7 +30,8 @@ die() {
   exit 1
 }
 
-# TypeScript: protoc-gen-es (messages and the service descriptor, for Connect).
+# TypeScript: protoc-gen-es (messages and the service descriptor, for Connect),
+# and google.rpc's error details (ErrorInfo, BadRequest), which RefereeError decodes.
 TS=clients/typescript
 if [ ! -x "$TS/node_modules/.bin/protoc-gen-es" ]; then
   command -v npm >/dev/null || die "npm is needed for the TypeScript stubs (Node >= 20)"
@@ -36,10 +39,10 @@ if [ ! -x "$TS/node_modules/.bin/protoc-gen-es" ]; then
 fi
 rm -rf "$TS/src/gen"
 mkdir -p "$TS/src/gen"
-"${PROTOC[@]}" \
+"${PROTOC[@]}" -I"$TS/third_party" \
   --plugin=protoc-gen-es="$TS/node_modules/.bin/protoc-gen-es" \
   --es_out="$TS/src/gen" --es_opt=target=ts,import_extension=js \
-  "${PROTOS[@]}"
+  "${PROTOS[@]}" "$TS/third_party/google/rpc/error_details.proto"
 
 # Go: protoc-gen-go and protoc-gen-go-grpc from Debian; their versions are
 # written into the generated files, so they are checked.

@@ -12,6 +12,7 @@ import type { SecureClientSessionOptions } from "node:http2";
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
+import { BadRequestSchema, ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import {
   ActorSchema,
   PublicViewerSchema,
@@ -105,16 +106,62 @@ export function stateOf(game: GameHandle): { state?: GameState; sealedState?: Ui
   return game.sealedState.length > 0 ? { sealedState: game.sealedState } : { state: game.state };
 }
 
-/** A gRPC error from the referee: a broken request (never an illegal action). */
+/** One `google.rpc.BadRequest` field violation: the path in the request and what is wrong there. */
+export interface FieldViolation {
+  readonly field: string;
+  readonly description: string;
+}
+
+/** What RefereeError decodes from the google.rpc details (docs/api.md, "Errors"). */
+export interface ErrorDetails {
+  /** The `google.rpc.ErrorInfo` reason. */
+  reason?: string;
+  /** The `google.rpc.ErrorInfo` metadata. */
+  metadata?: Record<string, string>;
+  /** The `google.rpc.BadRequest` field violations. */
+  fieldViolations?: FieldViolation[];
+}
+
+/**
+ * A gRPC error from the referee: a broken request (never an illegal action).
+ * Program against `reason` (stable, listed in docs/api.md), not the message.
+ */
 export class RefereeError extends Error {
+  /** The `google.rpc.ErrorInfo` reason, e.g. RULES_VERSION_UNSUPPORTED ("" when there is none). */
+  readonly reason: string;
+  /** The `google.rpc.ErrorInfo` metadata, e.g. `{ rules_version: "ecarte/999" }` (empty when none). */
+  readonly metadata: Record<string, string>;
+  /** The `google.rpc.BadRequest` field violations (empty when none). */
+  readonly fieldViolations: FieldViolation[];
+
   constructor(
     readonly code: Code,
     readonly details: string,
     /** The type names of the google.rpc details (e.g. google.rpc.BadRequest). */
     readonly detailTypes: string[],
+    decoded: ErrorDetails = {},
   ) {
-    super(`${Code[code] ?? code}: ${details}`);
+    const fieldViolations = decoded.fieldViolations ?? [];
+    const violations = fieldViolations.map((v) => `${v.field}: ${v.description}`).join("; ");
+    super(`${Code[code] ?? code}: ${details}` + (violations ? ` (${violations})` : ""));
     this.name = "RefereeError";
+    this.reason = decoded.reason ?? "";
+    this.metadata = decoded.metadata ?? {};
+    this.fieldViolations = fieldViolations;
+  }
+
+  /** The RefereeError of a Connect error, with its google.rpc details decoded. */
+  static from(err: ConnectError): RefereeError {
+    const types = err.details.map((d) => ("desc" in d ? d.desc.typeName : d.type));
+    const info = err.findDetails(ErrorInfoSchema)[0];
+    const fieldViolations = err
+      .findDetails(BadRequestSchema)
+      .flatMap((bad) => bad.fieldViolations.map(({ field, description }) => ({ field, description })));
+    return new RefereeError(err.code, err.rawMessage, types, {
+      reason: info?.reason ?? "",
+      metadata: { ...info?.metadata },
+      fieldViolations,
+    });
   }
 }
 
@@ -186,8 +233,7 @@ export class RefereeClient {
           backoff = Math.min(backoff * 2, 2_000);
           continue;
         }
-        const types = e.details.map((d) => ("desc" in d ? d.desc.typeName : d.type));
-        throw new RefereeError(e.code, e.rawMessage, types);
+        throw RefereeError.from(e);
       }
     }
   }

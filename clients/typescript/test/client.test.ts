@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { create } from "@bufbuild/protobuf";
+import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import {
@@ -131,6 +131,41 @@ test("a broken request is a RefereeError with its code and details", async () =>
   );
 });
 
+test("a rules version the server does not serve: the ErrorInfo reason and metadata", async () => {
+  const client = new RefereeClient(address());
+  const { game } = await client.newGame(gameConfig("ecarte"), { seed: SEED });
+  assert.ok(game.state);
+  const future = clone(GameStateSchema, game.state);
+  future.rulesVersion = "ecarte/999";
+  const handle = handleOf(future, new Uint8Array(), game.stateHash, game.scoreboard);
+  await assert.rejects(client.legalActions(handle), (err: unknown) => {
+    assert.ok(err instanceof RefereeError, String(err));
+    assert.equal(err.code, Code.FailedPrecondition);
+    assert.equal(err.reason, "RULES_VERSION_UNSUPPORTED");
+    assert.equal(err.metadata["rules_version"], "ecarte/999");
+    assert.deepEqual(err.fieldViolations, []);
+    assert.ok(err.detailTypes.includes("google.rpc.ErrorInfo"));
+    return true;
+  });
+});
+
+test("a malformed request: the BadRequest field violations, and no reason", async () => {
+  const client = new RefereeClient(address());
+  await assert.rejects(
+    client.newGame(gameConfig("earl_of_coventry", { seats: 3 }), { seed: new Uint8Array(3) }),
+    (err: unknown) => {
+      assert.ok(err instanceof RefereeError, String(err));
+      assert.equal(err.code, Code.InvalidArgument);
+      assert.equal(err.fieldViolations[0]?.field, "seed");
+      assert.match(err.fieldViolations[0]?.description ?? "", /32 bytes/);
+      assert.match(err.message, /\(seed: must be 32 bytes/);
+      assert.equal(err.reason, "");
+      assert.deepEqual(err.metadata, {});
+      return true;
+    },
+  );
+});
+
 test("UNAVAILABLE is retried, other errors are not", async () => {
   const client = new RefereeClient("127.0.0.1:9", { maxAttempts: 3 });
   let calls = 0;
@@ -149,7 +184,10 @@ test("UNAVAILABLE is retried, other errors are not", async () => {
     calls++;
     throw new ConnectError("bad", Code.InvalidArgument);
   };
-  await assert.rejects(client.listGames(), RefereeError);
+  await assert.rejects(
+    client.listGames(),
+    (err: unknown) => err instanceof RefereeError && err.reason === "" && err.fieldViolations.length === 0,
+  );
   assert.equal(calls, 11);
 });
 
@@ -186,12 +224,14 @@ test("a server that requires sealed states: credentials on every actor", async (
   const other = { ...game, credentials: onlySeat(game.credentials, (turn + 1) % 3) };
   await assert.rejects(
     client.apply(other, action),
-    (err: unknown) => err instanceof RefereeError && err.code === Code.PermissionDenied,
+    (err: unknown) =>
+      err instanceof RefereeError && err.code === Code.PermissionDenied && err.reason === "SEAT_CREDENTIAL_INVALID",
   );
   const mine = await client.apply({ ...game, credentials: onlySeat(game.credentials, turn) }, action);
   assert.ok(mine.accepted);
   await assert.rejects(
     client.newGame(gameConfig("earl_of_coventry"), { seed: SEED }),
-    (err: unknown) => err instanceof RefereeError && err.code === Code.FailedPrecondition,
+    (err: unknown) =>
+      err instanceof RefereeError && err.code === Code.FailedPrecondition && err.reason === "CLIENT_SEED_REFUSED",
   );
 });
