@@ -236,3 +236,17 @@ def test_E_EXCH_9_not_original_after_an_exchange() -> None:
     s = ok(ok(s, discard(ELDER, "9S")).state, discard(DEALER, "10C")).state
     s = ok(ok(s, propose(ELDER)).state, refuse(DEALER)).state
     assert not _deal_score(s).original_hands
+
+
+def test_E_EXCH_9_the_view_tells_original_hands_through_the_exchange() -> None:
+    """E-EXCH-9: every view says whether the deal is still on its original hands: yes
+    until the first discard, no from the elder's discard on (the responder not yet
+    having discarded), and for the rest of the deal."""
+    s = ok(ok(fresh(), propose(ELDER)).state, accept(DEALER)).state
+    assert RULES.view(s, PUBLIC_VIEWER).original_hands
+    s = ok(s, discard(ELDER, "9S")).state
+    assert s.phase is Phase.RESPONDER_DISCARD
+    for viewer in (PUBLIC_VIEWER, Viewer.of_seat(ELDER), Viewer.of_seat(DEALER)):
+        assert not RULES.view(s, viewer).original_hands
+    s = ok(s, discard(DEALER, "10C")).state
+    assert not RULES.view(s, PUBLIC_VIEWER).original_hands

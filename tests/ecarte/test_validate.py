@@ -316,3 +316,71 @@ def test_D14_the_cards_must_be_the_seeds_deal() -> None:
     assert "turn_up" in fields(other_seed, check_deal=True) or "stock" in fields(
         other_seed, check_deal=True
     )
+
+
+def test_E_EXCH_6_no_trick_after_an_exchange_of_the_elder_alone() -> None:
+    """E-EXCH-5 / E-EXCH-6: every exchange is both players' (the dealer discards at
+    least one card): tricks after the elder alone exchanged are impossible, before or
+    after the first lead and at the end of the match. Only a king's point ending the
+    game during the responder's discard (E-KING-4) leaves one side's discards."""
+    from tests.ecarte.helpers import announce, play_out
+
+    elder_only = {ELDER: "8C"}
+    both = {ELDER: "8C", DEALER: "9C"}
+    assert fields(base(phase=Phase.TRICKS, discards=elder_only, check=False)) == ["seats"]
+    validate(base(phase=Phase.TRICKS, discards=both), check_deal=False)
+    hands = ("8D 9D 7H 9S", D_HAND, "7C")
+    led = build(*hands, phase=Phase.TRICKS, tricks="7D", discards=elder_only, check=False)
+    assert fields(led) == ["seats"]
+    validate(build(*hands, phase=Phase.TRICKS, tricks="7D", discards=both), check_deal=False)
+    # Played out to the end of the match: still impossible.
+    last = base(phase=Phase.TRICKS, discards=elder_only, points=(4, 0), check=False)
+    over, _ = play_out(last)
+    assert over.phase is Phase.MATCH_OVER and len(over.tricks) == 10
+    assert "seats" in fields(over)
+    # The king announced during the responder's discard ends the match there: valid.
+    s = build(
+        "7D 8D 9D 7H 9S",
+        "KC QC JC 10H KS",
+        "7C",
+        phase=Phase.RESPONDER_DISCARD,
+        discards=elder_only,
+        points=(4, 0),
+    )
+    ended = RULES.apply(s, announce(DEALER)).state
+    assert ended.phase is Phase.MATCH_OVER and ended.discards == (0, mask("8C"))
+    validate(ended, check_deal=False)
+
+
+def test_E_EXCH_2_a_refusal_needs_a_proposal_with_a_stock_of_2() -> None:
+    """E-EXCH-2 / E-EXCH-4: the tricks start with no card led only after a refusal,
+    and the refused proposal needed a stock of at least 2 (unchanged since)."""
+    from referee.cards import card_list
+    from tests.ecarte.helpers import accept, discard, propose
+
+    def names_of(m: int, k: int) -> str:
+        return " ".join(name(x) for x in card_list(m)[:k])
+
+    s, _ = RULES.new_game(EcarteConfig(first_dealer=0), bytes(range(32)))
+    while len(s.stock) >= 2:
+        s = RULES.apply(RULES.apply(s, propose(ELDER)).state, accept(DEALER)).state
+        s = RULES.apply(s, discard(ELDER, names_of(s.hands[ELDER], len(s.stock) - 1))).state
+        s = RULES.apply(s, discard(DEALER, names_of(s.hands[DEALER], len(s.stock)))).state
+    assert s.phase is Phase.PROPOSAL and len(s.stock) == 1
+    validate(s)  # the elder must lead
+    assert fields(replace(s, phase=Phase.TRICKS), check_deal=True) == ["stock"]
+
+
+def test_E_VAR_6_no_proposal_was_made_on_a_jeu_de_regle() -> None:
+    """E-VAR-6: the hand a proposal was made on stays the elder's until its discard
+    (and until the first lead after a refusal): it cannot be a jeu de règle there."""
+    cfg = EcarteConfig(jeux_de_regle=True)
+    jeu = "7C 8C 9C 7D 8H"  # three trumps (10C turned up)
+    for phase in (Phase.ANSWER, Phase.ELDER_DISCARD, Phase.TRICKS):
+        s = build(jeu, "QD JD KS QS JS", "10C", config=cfg, phase=phase, check=False)
+        assert fields(s) == [f"seats[{ELDER}].hand"], phase
+        plain = replace(s, config=EcarteConfig())
+        validate(plain, check_deal=False)
+    # Once the elder led (without proposing), the jeu de règle is no matter.
+    led = build("8C 9C 7D 8H", "QD JD KS QS JS", "10C", config=cfg, phase=Phase.TRICKS, tricks="7C")
+    validate(led, check_deal=False)

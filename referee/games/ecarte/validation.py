@@ -150,24 +150,26 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
         for s in (elder, responder):
             if state.hands[s].bit_count() != HAND_SIZE:
                 bad(f"seats[{s}].hand", "holds 5 cards until the first lead (E-DEAL-2, E-EXCH-5)")
+    de, dr = state.discards[elder], state.discards[responder]
+    stock = len(state.stock)
+    # The hand a proposal was made on, while it is still the elder's hand: awaiting the
+    # answer, the elder's discard, or the first lead after a refusal (E-EXCH-4, the only
+    # way into the tricks with no card led).
+    proposed_on = phase in (Phase.ANSWER, Phase.ELDER_DISCARD) or (phase is Phase.TRICKS and t == 0)
+    if phase is Phase.RESPONDER_DISCARD:
+        if not de:
+            bad(f"seats[{elder}].discards", "the elder discards first (E-EXCH-5, E-EXCH-6)")
+    elif bool(de) != bool(dr) and (not over or t):
+        # Each exchange is both players' (E-EXCH-6: the dealer discards at least one);
+        # only a game ended by a king during the responder's discard leaves one side.
+        bad("seats", "both players discard in every exchange (E-EXCH-5, E-EXCH-6)")
+    if proposed_on and stock < 2:
+        bad("stock", "a proposal needs a stock of at least 2 (E-EXCH-2)")
+    if phase is Phase.RESPONDER_DISCARD and stock < 1:
+        bad("stock", "the elder leaves at least one card in the stock (E-EXCH-5)")
+    if proposed_on and cfg.jeux_de_regle and is_jeu_de_regle(state.hands[elder], state.trump):
+        bad(f"seats[{elder}].hand", "a jeu de règle cannot be proposed on (E-VAR-6)")
     if phase in _EXCHANGE:
-        de, dr = state.discards[elder], state.discards[responder]
-        if phase is Phase.RESPONDER_DISCARD:
-            if not de:
-                bad(f"seats[{elder}].discards", "the elder discards first (E-EXCH-5, E-EXCH-6)")
-        elif bool(de) != bool(dr):
-            bad("seats", "both players discard in every exchange (E-EXCH-5, E-EXCH-6)")
-        stock = len(state.stock)
-        if phase in (Phase.ANSWER, Phase.ELDER_DISCARD) and stock < 2:
-            bad("stock", "a proposal needs a stock of at least 2 (E-EXCH-2)")
-        if phase is Phase.RESPONDER_DISCARD and stock < 1:
-            bad("stock", "the elder leaves at least one card in the stock (E-EXCH-5)")
-        if (
-            phase is Phase.ANSWER
-            and cfg.jeux_de_regle
-            and is_jeu_de_regle(state.hands[elder], state.trump)
-        ):
-            bad(f"seats[{elder}].hand", "a jeu de règle cannot be proposed on (E-VAR-6)")
         expected = elder if phase in (Phase.PROPOSAL, Phase.ELDER_DISCARD) else responder
         if state.turn != expected:
             bad("turn", f"must be seat {expected} in phase {phase.name.lower()}")
