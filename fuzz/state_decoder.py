@@ -12,7 +12,10 @@ Anything but a ``RequestError`` (or, for 0, bytes protobuf cannot parse) is a cr
 A state that is accepted must also hold up: it re-encodes to exactly the bytes sent
 (the service hashes and extends states as sent: an accepted state is canonical), every
 legal action of it applies without error, and the service's incremental encoding of
-the successor (``encode_successor``) is byte for byte the full encoding.
+the successor (``encode_successor``) is byte for byte the full encoding, and the
+successor is itself a state the referee accepts (it never hands back a state it would
+refuse; the one known exception, a hand-made Écarté state at the last deal number,
+docs/rules/ecarte.md D-24, is skipped).
 
 Short run (CI, tests/reliability/test_atheris.py):
     python fuzz/state_decoder.py -runs=20000 -seed=1 CORPUS_COPY
@@ -36,6 +39,7 @@ with atheris.instrument_imports(include=["referee"], exclude=["referee.v1"]):
     from referee.codec import all_codecs
     from referee.errors import RequestError
     from referee.games.base import Verdict
+    from referee.games.ecarte.state import MAX_DEAL
     from referee.sealing import Keyring
     from referee.service import Referee
     from referee.v1 import referee_pb2 as pb
@@ -74,6 +78,12 @@ def check_accepted(opened: object) -> None:
             deterministic=True
         ):
             raise AssertionError(f"encode_successor differs from encode_state after {action}")
+        if getattr(outcome.state, "deal", 0) > MAX_DEAL:  # D-24
+            continue
+        try:
+            PLAIN.open_state(full, b"", "successor")
+        except RequestError as e:
+            raise AssertionError(f"the successor after {action} is refused: {e}") from None
 
 
 def TestOneInput(data: bytes) -> None:

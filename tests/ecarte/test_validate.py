@@ -384,3 +384,30 @@ def test_E_VAR_6_no_proposal_was_made_on_a_jeu_de_regle() -> None:
     # Once the elder led (without proposing), the jeu de règle is no matter.
     led = build("8C 9C 7D 8H", "QD JD KS QS JS", "10C", config=cfg, phase=Phase.TRICKS, tricks="7C")
     validate(led, check_deal=False)
+
+
+def test_E_EXCH_2_a_proposal_on_a_stock_of_exactly_2_is_valid_through_its_answer() -> None:
+    """E-EXCH-2 at its edge: a stock of 2 allows a proposal, so the states it leads to
+    (awaiting the answer, the elder's discard, the tricks after a refusal) are valid."""
+    from referee.cards import card_list
+    from tests.ecarte.helpers import accept, discard, propose, refuse
+
+    def names_of(m: int, k: int) -> str:
+        return " ".join(name(x) for x in card_list(m)[:k])
+
+    s, _ = RULES.new_game(EcarteConfig(first_dealer=0), bytes(range(32)))
+    while len(s.stock) > 2:  # 21 -> 11 -> 2: the last exchange leaves exactly 2
+        s = RULES.apply(RULES.apply(s, propose(ELDER)).state, accept(DEALER)).state
+        s = RULES.apply(s, discard(ELDER, names_of(s.hands[ELDER], 5))).state
+        keep = 2 if len(s.stock) <= 7 else 0
+        s = RULES.apply(
+            s, discard(DEALER, names_of(s.hands[DEALER], min(5, len(s.stock) - keep)))
+        ).state
+    assert s.phase is Phase.PROPOSAL and len(s.stock) == 2
+    answer = RULES.apply(s, propose(ELDER)).state
+    assert answer.phase is Phase.ANSWER
+    validate(answer)
+    validate(RULES.apply(answer, accept(DEALER)).state)
+    refused = RULES.apply(answer, refuse(DEALER)).state
+    assert refused.phase is Phase.TRICKS and not refused.tricks
+    validate(refused)
