@@ -294,6 +294,28 @@ def test_C_CHANT_3_botched_lead_from_last_seat_wraps() -> None:
     assert out.state.turn == 0
 
 
+def test_C_CHANT_3_botched_lead_passes_to_the_next_seat_dealt_in() -> None:
+    """C-CHANT-3: in a tie-break round (C-SCORE-4) the lead passes to the next *player*
+    on the left: seats sitting out are skipped."""
+    config = EarlConfig(seats=4, scoring=Scoring.COUNTERS)
+    for dealt_in, leader, dealer, left in (([1, 3], 3, 1, 1), ([0, 2], 0, 2, 2)):
+        hands = ["", "", "", ""]
+        hands[dealt_in[0]] = "2D 3D 5H"
+        hands[dealt_in[1]] = "5C 6C"
+        state = make_state(
+            hands,
+            config=config,
+            turn=leader,
+            dealer=dealer,
+            dealt_in=dealt_in,
+            tiebreak=True,
+            round=3,
+        )
+        out = penalized(state, play(leader, hands[leader].split()[0], "no"))
+        assert events_of(out.events, LeadPassed) == [LeadPassed(leader, left)]
+        assert (out.state.turn, out.state.last_player, out.state.run_length) == (left, left, 0)
+
+
 def test_C_CHANT_3_botched_match_moves_on_as_after_a_pass() -> None:
     """C-CHANT-3: a matcher who botches is treated as having passed: the turn goes to
     the next holder after them (C-PLAY-3)."""

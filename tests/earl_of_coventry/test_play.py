@@ -329,6 +329,29 @@ def test_C_PLAY_7_b_all_holders_pass() -> None:
     assert (out.state.turn, out.state.run_length) == (0, 0)
 
 
+@pytest.mark.parametrize("decline", ["pass", "botch"])
+def test_C_PLAY_7_b_player_of_the_most_recent_card_declines(decline: str) -> None:
+    """C-PLAY-7 (b) with C-PLAY-3: the sole holder plays again after its own card; when
+    it then passes (C-VAR-7) or botches (C-CHANT-3), the run ends and it leads."""
+    config = EarlConfig(seats=4, holding_allowed=decline == "pass")
+    state = make_state(["5C 5D 9C", "KD 8D", "QH 3H", "2S 4S"], config=config, turn=0)
+    state = accepted(state, play(0, "5C", couplet("5", 1))).state
+    assert (state.turn, state.last_player, state.run_length) == (0, 0, 1)
+    if decline == "pass":
+        out = accepted(state, pass_(0))
+    else:
+        out = penalized(state, play(0, "5D", "There's a Six as good as he."))
+    assert events_of(out.events, RunCutShort) == [
+        RunCutShort(FIVE, 1, 0, CutShortReason.ALL_DECLINED)
+    ]
+    assert events_of(out.events, PassedOver) == []
+    new = out.state
+    assert (new.turn, new.last_player, new.run_length, new.current_rank) == (0, 0, 0, NO_RANK)
+    # A new lead: the Five is led again at position 1.
+    out = accepted(new, play(0, "5D", couplet("5", 1)))
+    assert [e.position for e in events_of(out.events, CardPlayed)] == [1]
+
+
 def test_C_PLAY_7_rank_cut_short_led_again_counts_from_one() -> None:
     """C-PLAY-7: a rank cut short may be led again later; positions (and couplets)
     count within the new run, from 1."""
@@ -369,6 +392,18 @@ def test_C_PLAY_8_round_ends_mid_rank() -> None:
     assert new.hands[3] >> card("5S") & 1, "seat 3 never got to play its Five"
     assert RULES.legal_actions(new, _seat(3)) == []
     assert codes(rejected(new, play(3, "5S", couplet("5", 3)))) == {"ROUND_OVER"}
+
+
+def test_C_PLAY_8_the_earl_as_the_last_card_wins() -> None:
+    """C-PLAY-8 before C-PLAY-5: the fourth card of a rank that empties the hand wins the
+    round; nobody leads a next rank."""
+    state = make_state(["5C 7C", "5D KD", "5H QH", "5S"], turn=0)
+    state = lead_and_play(state, (0, "5C"), (1, "5D"), (2, "5H"))
+    out = accepted(state, play(3, "5S", couplet("5", 4)))
+    assert out.state.phase is Phase.BETWEEN_ROUNDS
+    assert out.state.round_winner == 3
+    assert [type(e).__name__ for e in out.events] == ["CardPlayed", "RoundWon"]
+    assert RULES.legal_actions(out.state, _seat(3)) == []
 
 
 def test_C_PLAY_8_leading_the_last_card_wins() -> None:

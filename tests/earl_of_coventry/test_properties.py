@@ -224,6 +224,16 @@ def checked_outcome(state: EarlState, action: EarlAction) -> Outcome[EarlState, 
             assert out.verdict in (Verdict.ACCEPTED, Verdict.PENALIZED)
             if out.verdict is Verdict.PENALIZED:
                 assert {v.code for v in out.violations} == {"COUPLET_BOTCHED"}
+                # C-VAR-4: every botched couplet (a lead too, a tie-break too) is charged.
+                s = action.actor.seat
+                if cfg.penalty_earl:
+                    amount = 1 if state.counters[s] else 0
+                    assert [(p.seat, p.amount, p.code) for p in out.penalties] == [
+                        (s, amount, "COUPLET_BOTCHED")
+                    ]
+                    assert new.pool == state.pool + amount
+                else:
+                    assert out.penalties == ()
         else:
             assert out.verdict is Verdict.ACCEPTED, out.violations
         return out

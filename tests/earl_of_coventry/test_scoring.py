@@ -12,6 +12,7 @@ from referee.games.earl_of_coventry.state import (
     EarlAction,
     EarlConfig,
     EarlState,
+    LeadPassed,
     Payment,
     Phase,
     RoundDealt,
@@ -27,6 +28,7 @@ from tests.earl_of_coventry.helpers import (
     TABLE,
     Scoring,
     accepted,
+    apply_checked,
     codes,
     couplet,
     deal_reference,
@@ -265,6 +267,46 @@ def test_C_SCORE_4_tie_break_under_elimination_eliminates_no_one() -> None:
     assert new.eliminated == 0
     assert new.counters == (5, 0, 15, 60) and new.pool == 0
     assert new.phase is Phase.SESSION_OVER and new.winners == (3,)
+
+
+def test_C_SCORE_4_penalty_earl_still_applies_in_the_tie_break() -> None:
+    """C-SCORE-4 with C-VAR-4 and C-CHANT-3: in a tie-break round a botched couplet (a
+    lead or a match) is charged like any other; a botched lead passes to the next seat
+    dealt in; the tie-break winner collects the pool and wins the session."""
+    config = EarlConfig(seats=4, scoring=Scoring.COUNTERS, starting_counters=20, penalty_earl=True)
+    state = make_state(
+        ["", "2D 3D 5H", "", "5C 6C"],
+        config=config,
+        turn=3,
+        dealer=1,
+        dealt_in=[1, 3],
+        tiebreak=True,
+        round=3,
+        counters=[10, 25, 20, 25],
+    )
+    # Seat 3 botches the lead: charged; the lead passes to seat 1 (seat 0 sits out).
+    out = apply_checked(state, play(3, "5C", "There's as good as Six can be."))
+    assert out.verdict.name == "PENALIZED"
+    assert [(p.seat, p.amount) for p in out.penalties] == [(3, 1)]
+    assert events_of(out.events, LeadPassed) == [LeadPassed(3, 1)]
+    state = out.state
+    assert state.counters == (10, 25, 20, 24) and state.pool == 1
+    assert (state.turn, state.last_player, state.run_length) == (1, 1, 0)
+    # Seat 1 leads a Five; seat 3 botches the match: charged, and the run is cut short.
+    state = accepted(state, play(1, "5H", couplet("5", 1))).state
+    assert state.turn == 3
+    out = apply_checked(state, play(3, "5C", "There's a Six as good as he."))
+    assert out.verdict.name == "PENALIZED"
+    assert [(p.seat, p.amount) for p in out.penalties] == [(3, 1)]
+    state = out.state
+    assert state.counters == (10, 25, 20, 23) and state.pool == 2
+    assert (state.turn, state.run_length) == (1, 0)
+    # Seat 1 goes out: no payments for cards left, the pool is collected.
+    state = accepted(state, play(1, "2D", couplet("2", 1))).state
+    out = accepted(state, play(1, "3D", couplet("3", 1)))
+    assert events_of(out.events, RoundWon) == [RoundWon(1, 3, (), 2)]
+    assert out.state.counters == (10, 27, 20, 23) and out.state.pool == 0
+    assert out.state.phase is Phase.SESSION_OVER and out.state.winners == (1,)
 
 
 def test_C_SCORE_4_tie_break_can_always_be_dealt() -> None:

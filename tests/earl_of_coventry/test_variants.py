@@ -201,6 +201,48 @@ def test_C_VAR_4_botched_couplet_costs_a_counter() -> None:
     assert out.state.hands == state.hands
 
 
+def test_C_VAR_4_botched_lead_costs_a_counter() -> None:
+    """C-VAR-4 with C-CHANT-3: a botched *lead* is a botched couplet too: it costs the
+    leader one counter into the pool, and the lead passes to the player on the left."""
+    config = EarlConfig(seats=4, penalty_earl=True, starting_counters=3)
+    state = make_state(
+        ["5C 7C 9C", "5D KD", "QH 3H", "5S 2S"], config=config, turn=0, counters=[3, 3, 3, 3]
+    )
+    out = penalized(state, play(0, "7C", "There's as good as Nine can be."))
+    assert codes(out) == {"COUPLET_BOTCHED"}
+    assert out.penalties == (Penalty(0, 1, "COUPLET_BOTCHED", "C-VAR-4"),)
+    assert events_of(out.events, PenaltyCharged) == [PenaltyCharged(0, 1, 1, "COUPLET_BOTCHED")]
+    assert out.state.counters == (2, 3, 3, 3) and out.state.pool == 1
+    assert out.state.hands == state.hands
+    assert (out.state.turn, out.state.last_player, out.state.run_length) == (1, 1, 0)
+    # A leader with no counters left is still penalized; nothing moves.
+    broke = make_state(
+        ["5C 7C 9C", "5D KD", "QH 3H", "5S 2S"],
+        config=config,
+        turn=0,
+        counters=[0, 3, 3, 3],
+        pool=3,
+    )
+    out = penalized(broke, play(0, "7C", ""))
+    assert out.penalties == (Penalty(0, 0, "COUPLET_BOTCHED", "C-VAR-4"),)
+    assert out.state.counters == broke.counters and out.state.pool == 3
+    assert out.state.turn == 1
+
+
+def test_C_VAR_4_pool_and_per_card_payments_together() -> None:
+    """C-VAR-4 with C-SCORE-2: under counters scoring the round winner is paid per card
+    left by each opponent and also collects the whole pool."""
+    config = EarlConfig(seats=3, scoring=Scoring.COUNTERS, penalty_earl=True, starting_counters=5)
+    state = make_state(
+        ["5C", "2D 3D", "2H 3H 4H"], config=config, turn=0, counters=[4, 5, 3], pool=3
+    )
+    out = accepted(state, play(0, "5C", couplet("5", 1)))
+    (won,) = events_of(out.events, RoundWon)
+    assert won.pool_collected == 3
+    assert [(p.from_seat, p.amount) for p in won.payments] == [(1, 2), (2, 3)]
+    assert out.state.counters == (4 + 2 + 3 + 3, 3, 0) and out.state.pool == 0
+
+
 def test_C_VAR_4_botch_without_counters_left_moves_nothing() -> None:
     """C-VAR-4: a seat with no counters left is still penalized (nothing moves)."""
     state = penalty_state([3, 3, 3, 0])
