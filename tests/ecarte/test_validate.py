@@ -388,7 +388,8 @@ def test_E_VAR_6_no_proposal_was_made_on_a_jeu_de_regle() -> None:
 
 def test_E_EXCH_2_a_proposal_on_a_stock_of_exactly_2_is_valid_through_its_answer() -> None:
     """E-EXCH-2 at its edge: a stock of 2 allows a proposal, so the states it leads to
-    (awaiting the answer, the elder's discard, the tricks after a refusal) are valid."""
+    (awaiting the answer, the elder's discard, the dealer's discard from a stock of 1,
+    the tricks after a refusal) are valid."""
     from referee.cards import card_list
     from tests.ecarte.helpers import accept, discard, propose, refuse
 
@@ -407,7 +408,12 @@ def test_E_EXCH_2_a_proposal_on_a_stock_of_exactly_2_is_valid_through_its_answer
     answer = RULES.apply(s, propose(ELDER)).state
     assert answer.phase is Phase.ANSWER
     validate(answer)
-    validate(RULES.apply(answer, accept(DEALER)).state)
+    accepted = RULES.apply(answer, accept(DEALER)).state
+    validate(accepted)
+    # E-EXCH-5: the elder may leave a single card in the stock for the dealer.
+    one = RULES.apply(accepted, discard(ELDER, names_of(accepted.hands[ELDER], 1))).state
+    assert one.phase is Phase.RESPONDER_DISCARD and len(one.stock) == 1
+    validate(one)
     refused = RULES.apply(answer, refuse(DEALER)).state
     assert refused.phase is Phase.TRICKS and not refused.tricks
     validate(refused)
