@@ -138,6 +138,24 @@ def test_require_sealed_refuses_plain_states_and_client_seeds() -> None:
     assert strict.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=[b"a", b"b"])).sealed_state
 
 
+def test_replay_never_mints_a_token_even_on_a_strict_server() -> None:
+    """Replay takes the seed from its caller: its final state comes back plain and
+    ``sealed_state`` stays empty, so a seed of the caller's choice cannot become a
+    token that a --require-sealed server would take (referee.proto, docs/trust.md)."""
+    strict = sealed_referee(K1, require=True)
+    seed = bytes(range(32))
+    game = Referee(all_codecs()).new_game(pb.NewGameRequest(config=CONFIG, seed=seed))
+    actions = Referee(all_codecs()).legal_actions(pb.LegalActionsRequest(state=game.state))
+    replayed = strict.replay(
+        pb.ReplayRequest(config=CONFIG, seed=seed, actions=[actions.actions[0]])
+    )
+    assert not replayed.sealed_state
+    assert replayed.final_state.seed == seed and replayed.final_state.version == 1
+    with pytest.raises(RequestError) as info:
+        strict.legal_actions(pb.LegalActionsRequest(state=replayed.final_state))
+    assert info.value.reason == "STATE_SEAL_REQUIRED"
+
+
 def test_both_state_and_token_is_invalid() -> None:
     referee = sealed_referee(K1)
     first = referee.new_game(pb.NewGameRequest(config=CONFIG))

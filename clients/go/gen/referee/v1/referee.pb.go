@@ -1852,10 +1852,16 @@ type ReplayResponse struct {
 	// The hash of the first state (after NewGame).
 	InitialHash []byte        `protobuf:"bytes,1,opt,name=initial_hash,json=initialHash,proto3" json:"initial_hash,omitempty"`
 	Steps       []*ReplayStep `protobuf:"bytes,2,rep,name=steps,proto3" json:"steps,omitempty"`
-	FinalState  *GameState    `protobuf:"bytes,3,opt,name=final_state,json=finalState,proto3" json:"final_state,omitempty"`
-	SealedState []byte        `protobuf:"bytes,4,opt,name=sealed_state,json=sealedState,proto3" json:"sealed_state,omitempty"`
-	FinalHash   []byte        `protobuf:"bytes,5,opt,name=final_hash,json=finalHash,proto3" json:"final_hash,omitempty"`
-	Scoreboard  *Scoreboard   `protobuf:"bytes,6,opt,name=scoreboard,proto3" json:"scoreboard,omitempty"`
+	// The last state, always plain, also on a server that seals: the caller sent
+	// the seed, so nothing in it is hidden from the caller, and a token minted
+	// from a seed of the caller's choice would get round --require-sealed
+	// (docs/trust.md). To go on with a game, keep the last token ApplyAction
+	// returned.
+	FinalState *GameState `protobuf:"bytes,3,opt,name=final_state,json=finalState,proto3" json:"final_state,omitempty"`
+	// Never set (reserved for a sealed final state; see final_state).
+	SealedState []byte      `protobuf:"bytes,4,opt,name=sealed_state,json=sealedState,proto3" json:"sealed_state,omitempty"`
+	FinalHash   []byte      `protobuf:"bytes,5,opt,name=final_hash,json=finalHash,proto3" json:"final_hash,omitempty"`
+	Scoreboard  *Scoreboard `protobuf:"bytes,6,opt,name=scoreboard,proto3" json:"scoreboard,omitempty"`
 	// The game as a verifiable record, when asked for (include_log).
 	Log *GameLog `protobuf:"bytes,7,opt,name=log,proto3" json:"log,omitempty"`
 }

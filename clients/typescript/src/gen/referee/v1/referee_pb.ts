@@ -902,11 +902,19 @@ export type ReplayResponse = Message<"referee.v1.ReplayResponse"> & {
   steps: ReplayStep[];
 
   /**
+   * The last state, always plain, also on a server that seals: the caller sent
+   * the seed, so nothing in it is hidden from the caller, and a token minted
+   * from a seed of the caller's choice would get round --require-sealed
+   * (docs/trust.md). To go on with a game, keep the last token ApplyAction
+   * returned.
+   *
    * @generated from field: referee.v1.GameState final_state = 3;
    */
   finalState?: GameState | undefined;
 
   /**
+   * Never set (reserved for a sealed final state; see final_state).
+   *
    * @generated from field: bytes sealed_state = 4;
    */
   sealedState: Uint8Array;
