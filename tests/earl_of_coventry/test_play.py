@@ -260,6 +260,20 @@ def test_C_PLAY_6_only_the_player_on_turn_may_pass() -> None:
     accepted(state, pass_(2))
 
 
+@pytest.mark.parametrize("holding", [False, True])
+def test_C_ILL_1_a_pass_out_of_turn_is_only_out_of_turn(holding: bool) -> None:
+    """C-ILL-1 / C-PLAY-6: a seat not on turn that passes is told it is not its turn,
+    not that a leader may never pass or that it must play a rank it holds: those are
+    duties of the seat on turn (docs/rules/earl-of-coventry.md, violation codes)."""
+    config = EarlConfig(seats=4, holding_allowed=holding)
+    lead = make_state(["5C 5D 7C 9C", "KD 8D", "QH 5H 3H", "5S 2S"], config=config, turn=0)
+    for s in (1, 2, 3):  # seat 0 is to lead
+        assert codes(rejected(lead, pass_(s))) == {"NOT_YOUR_TURN"}
+    state = accepted(lead, play(0, "5C", couplet("5", 1))).state
+    assert state.turn == 2
+    assert codes(rejected(state, pass_(3))) == {"NOT_YOUR_TURN"}  # seat 3 holds a 5
+
+
 def test_C_PLAY_6_passing_over_is_free() -> None:
     """C-PLAY-6: seats passed over pay nothing, even under Penalty Earl with counters."""
     config = EarlConfig(seats=4, penalty_earl=True, scoring=Scoring.COUNTERS)

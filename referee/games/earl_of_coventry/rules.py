@@ -687,7 +687,7 @@ class EarlOfCoventryRules:
                         "C-PLAY-4",
                     )
                 )
-        else:  # PASS
+        elif seat == state.turn:  # PASS: leading and holding the rank are the turn's duties
             if state.run_length == 0:
                 out.append(Violation(LEADER_CANNOT_PASS, "a leader may never pass", "C-PLAY-6"))
             elif hand & RANK_MASKS[state.current_rank] and not state.config.holding_allowed:
