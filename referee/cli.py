@@ -536,6 +536,7 @@ def _serve(args: argparse.Namespace) -> int:
 
             return run(settings)
         metrics = None
+        on_ready = None
         if settings.metrics_port is not None:
             from referee import metrics as m
 
@@ -544,8 +545,14 @@ def _serve(args: argparse.Namespace) -> int:
             m.install(metrics)
             m.serve_in_thread(sock, metrics.exposition_registry())
             log.info("metrics_serving", port=sock.getsockname()[1])
+            serving = metrics.workers
+
+            def on_ready(_server: object) -> None:
+                # The one process is the one worker (the supervisor counts its workers).
+                serving.set(1)
+
         logs.bind_process(worker=0)
-        run_worker(settings, metrics, 0)
+        run_worker(settings, metrics, 0, on_ready)
     except OSError as e:
         print(f"referee: cannot serve: {e}", file=sys.stderr)
         return 2

@@ -60,6 +60,13 @@ def test_deployment_runs_as_documented() -> None:
     assert sc["allowPrivilegeEscalation"] is False
     assert sc["capabilities"]["drop"] == ["ALL"]
     assert {"requests", "limits"} <= set(container["resources"])
+    # Requests equal limits for CPU and memory: the Guaranteed QoS class (a memory request
+    # below its limit makes the pod Burstable), which the kubelet's static CPU manager
+    # needs to give the pod whole CPUs of its own, and --engine auto to pin its workers.
+    resources = container["resources"]
+    assert set(resources["limits"]) == {"cpu", "memory"}
+    assert resources["requests"] == resources["limits"]
+    assert float(resources["limits"]["cpu"]).is_integer()
     env = env_of(container)
     # Every REFEREE_ variable set is a real setting, with a valid value.
     serve = _parser().parse_args(["serve"]).serve_parser

@@ -15,7 +15,7 @@ from referee.server import ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
-from .helpers import CONFIG, SEED, InProcess, long_replay, sample, scrape, wait_until
+from .helpers import CONFIG, SEED, InProcess, Served, long_replay, sample, scrape, wait_until
 
 TOKEN = "metrics-test-token-0123456789"
 
@@ -103,6 +103,19 @@ def test_metrics_after_known_calls() -> None:
     assert "python_info" in {k.partition("{")[0] for k in samples}
     # Health checks are not counted as game traffic labels; nothing leaks a token.
     assert not any(TOKEN in k for k in samples)
+
+
+def test_one_process_counts_itself_as_the_one_worker() -> None:
+    """``--workers 1`` serves in the one process, without a supervisor: once it serves,
+    ``referee_workers`` (worker processes serving) is 1 there too, not 0."""
+    server = Served("--workers", "1", "--metrics-port", "0", "--metrics-host", "127.0.0.1")
+    try:
+        port = server.wait_for("metrics_serving")["port"]
+        server.wait_for("referee_serving")
+        assert sample(scrape(port), "referee_workers") == 1
+        assert server.terminate() == 0
+    finally:
+        server.close()
 
 
 def test_sealed_refusal_is_a_no_op_without_metrics() -> None:
