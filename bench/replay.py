@@ -79,6 +79,53 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(30)
+    others_meanwhile(long_log("earl_of_coventry", args.actions))
+
+
+def others_meanwhile(request: pb.ReplayRequest) -> None:
+    """Other calls during two concurrent long Replays on one grpc.aio worker: a client
+    sends ListGames one after the other until both Replays have answered."""
+    port = free_port()
+    server = subprocess.Popen(
+        serve_command(
+            port,
+            "--log-level",
+            "warning",
+            "--engine",
+            "asyncio",
+            "--max-replay-actions",
+            str(max(len(request.actions), 100_000)),
+        ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        channel = grpc.insecure_channel(
+            f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        )
+        grpc.channel_ready_future(channel).result(timeout=30)
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub.ListGames(pb.ListGamesRequest())
+        start = time.perf_counter()
+        replays = [stub.Replay.future(request, timeout=600) for _ in range(2)]
+        waits = []
+        while not all(r.done() for r in replays):
+            sent = time.perf_counter()
+            stub.ListGames(pb.ListGamesRequest(), timeout=600)
+            waits.append(time.perf_counter() - sent)
+        took = time.perf_counter() - start
+        for r in replays:
+            r.result()
+        waits.sort()
+        print(
+            f"two Replays of {len(request.actions):,} actions at once (--engine asyncio): "
+            f"{took:.2f} s; meanwhile {len(waits)} ListGames, "
+            f"median {waits[len(waits) // 2] * 1e3:.1f} ms, max {waits[-1] * 1e3:.0f} ms"
+        )
+        channel.close()
+    finally:
+        server.terminate()
+        server.wait(30)
 
 
 if __name__ == "__main__":

@@ -574,6 +574,7 @@ class RefereeServer(ServerBase):
         if s.drain_delay_seconds > 0:
             await asyncio.sleep(s.drain_delay_seconds)
         await self.server.stop(s.grace_seconds)
+        self.servicer.close()
         if self.health_server is not None:
             await self.health_server.stop(0)
         log.info("referee_stopped")

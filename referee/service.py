@@ -10,9 +10,12 @@ request are :class:`~referee.errors.RequestError`; verdicts are data.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, TypeVar
@@ -703,12 +706,28 @@ def _replay_within(referee: Rpcs, context: Any) -> Callable[[Any], Any]:
     return replay
 
 
+#: On grpc.aio, a ``Replay`` of more actions than this runs on a thread of its own
+#: (:class:`RefereeServicer`), not in the event loop: a Replay of 100,000 actions takes
+#: about a second, during which the loop would serve no other call (health checks
+#: included). Shorter ones (a few ms at most) run in the loop, saving two thread hops.
+REPLAY_OFF_LOOP_ACTIONS: Final = 1024
+REPLAY_THREADS: Final = 2
+
+
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     """The gRPC face of :class:`Referee` (grpc.aio: ``--engine asyncio``)."""
 
     def __init__(self, referee: Rpcs, coalescer: Coalescer | None = None) -> None:
         self.referee = referee
         self.coalescer = coalescer
+        # Long Replays (threads made on first use). They share the GIL with the loop:
+        # a Replay offers it every 256 actions, and the loop takes it back anyway after
+        # the switch interval (5 ms) to serve other calls.
+        self._replays = ThreadPoolExecutor(REPLAY_THREADS, thread_name_prefix="referee-replay")
+
+    def close(self) -> None:
+        """Let the Replay threads end once idle (the server has stopped)."""
+        self._replays.shutdown(wait=False, cancel_futures=True)
 
     async def _run(
         self, fn: Callable[[_Req], _Resp], request: _Req, context: Ctx, coalesce: bool = True
@@ -740,8 +759,32 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         return await self._run(self.referee.view_state, request, context)
 
     async def Replay(self, request: Any, context: Ctx) -> Any:
-        replay = _replay_within(self.referee, context)
-        return await self._run(replay, request, context, coalesce=False)
+        if len(request.actions) <= REPLAY_OFF_LOOP_ACTIONS:
+            replay = _replay_within(self.referee, context)
+            return await self._run(replay, request, context, coalesce=False)
+        # Off the loop, in the call's context (its log line's notes, its request id).
+        # Stopped between actions at the deadline, or when the call is cancelled (the
+        # client left, the server stopped): no thread goes on for nobody.
+        gone = threading.Event()
+        remaining = context.time_remaining()
+        deadline = None if remaining is None else time.monotonic() + remaining
+
+        def should_stop() -> bool:
+            time.sleep(0)  # every 256 actions: the GIL to the loop if it waits for it
+            return gone.is_set() or (deadline is not None and time.monotonic() >= deadline)
+
+        call = contextvars.copy_context()
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(
+                self._replays, call.run, self.referee.replay, request, should_stop
+            )
+        except RequestError as e:
+            await abort_with(e, context, _request_id())
+            raise  # unreachable: abort raises
+        except asyncio.CancelledError:
+            gone.set()
+            raise
 
 
 class ThreadedRefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
