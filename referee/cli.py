@@ -140,6 +140,16 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
     )
     _add_setting(
         group,
+        "--worker-hang-seconds",
+        "WORKER_HANG_SECONDS",
+        "30",
+        seconds,
+        "with --workers above 1: a worker that sends no heartbeat (every second) for this "
+        "long, its event loop or whole process stuck, is killed and restarted; 0: never "
+        "(else at least 3)",
+    )
+    _add_setting(
+        group,
         "--engine",
         "ENGINE",
         "auto",
@@ -334,6 +344,8 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
 
         if not hasattr(socket, "SO_REUSEPORT"):
             fail("--workers above 1 needs SO_REUSEPORT (Linux); use --workers 1")
+    if 0 < args.worker_hang_seconds < 3:
+        fail("--worker-hang-seconds must be 0 (never) or at least 3 (heartbeats are 1 s apart)")
     if args.keepalive_time_seconds < 1 or args.keepalive_timeout_seconds < 1:
         fail("--keepalive-time-seconds and --keepalive-timeout-seconds must be at least 1")
     return ServerSettings(
@@ -358,6 +370,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         tls=tls,
         auth=auth,
         workers=args.workers,
+        worker_hang_seconds=args.worker_hang_seconds,
         metrics_host=args.metrics_host,
         seal_keys=_seal_keys(args),
         require_sealed=args.require_sealed,

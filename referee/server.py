@@ -83,6 +83,9 @@ class ServerSettings:
     auth: TokenSet | None = None
     # Processes (the supervisor's business; a worker uses so_reuseport when > 1)
     workers: int = 1
+    # With workers > 1: a worker silent this long (no heartbeat: its event loop, or
+    # the whole process, stuck) is killed and restarted by the supervisor (0: never).
+    worker_hang_seconds: float = 30.0
     # The serving engine: "asyncio" (grpc.aio, coalescing), "threads" (grpc's
     # threaded server, `threads` handler threads, each worker on a CPU of its own
     # where the CPUs are the workers' own: referee.threaded), or "auto": threads where

@@ -57,6 +57,7 @@ RESTART_BACKOFF_FIRST = 0.5
 RESTART_BACKOFF_MAX = 30.0
 STABLE_SECONDS = 10.0  # a worker that ran this long is restarted without delay
 KILL_MARGIN_SECONDS = 5.0
+HEARTBEAT_SECONDS = 1.0  # a worker's heartbeat line (with worker_hang_seconds > 0)
 
 
 def available_cpus() -> int:
@@ -157,6 +158,7 @@ class _Child:
     failures: int = 0
     restart_at: float | None = None
     signalled: bool = False
+    seen: float = 0.0  # when its last line (readiness, heartbeat) was read
 
     @property
     def name(self) -> str:
@@ -294,12 +296,18 @@ class Supervisor:
                 if child.restart_at is not None:
                     wait = max(0.0, child.restart_at - now)
                     timeout = wait if timeout is None else min(timeout, wait)
+            hang = self._hang_deadline()
+            if hang is not None and not self.stopping:
+                wait = max(0.0, hang - now)
+                timeout = wait if timeout is None else min(timeout, wait)
             for key, _ in self._sel.select(timeout):
                 if key.fileobj == self._sig_r:
                     self._read_signals()
                 elif key.fileobj == self._ready_r:
                     self._read_ready()
             self._reap()
+            if not self.stopping:
+                self._kill_hung(time.monotonic())
             if self.fatal and not self.stopping:
                 self._begin_stop(None)
             now = time.monotonic()
@@ -326,6 +334,32 @@ class Supervisor:
                         if self.metrics is not None:
                             self.metrics.worker_restarts.inc()
                         self._spawn(child)
+
+    def _watched(self) -> list[_Child]:
+        """The workers whose heartbeat is watched: ready, alive, not yet signalled."""
+        if self.settings.worker_hang_seconds <= 0:
+            return []
+        return [
+            c for c in self.children if c.kind == "worker" and c.pid and c.ready and not c.signalled
+        ]
+
+    def _hang_deadline(self) -> float | None:
+        watched = self._watched()
+        if not watched:
+            return None
+        return min(c.seen for c in watched) + self.settings.worker_hang_seconds
+
+    def _kill_hung(self, now: float) -> None:
+        """A worker silent for worker_hang_seconds (its event loop or its whole process
+        stuck: it would answer neither calls nor health checks) is killed; reaped, it
+        is restarted like any dead worker."""
+        for c in self._watched():
+            silent = now - c.seen
+            if silent >= self.settings.worker_hang_seconds:
+                log.error(
+                    "child_hung", child=c.name, child_pid=c.pid, silent_seconds=round(silent, 3)
+                )
+                self._signal(c, signal.SIGKILL)
 
     def _signal(self, child: _Child, sig: int) -> None:
         child.signalled = True
@@ -378,6 +412,7 @@ class Supervisor:
             for c in self.children:
                 if c.kind == kind and c.index == int(index_text) and c.pid == int(pid_text):
                     c.ready = True
+                    c.seen = time.monotonic()
         self._update_workers_gauge()
         if not self.all_ready and all(c.ready for c in self.children):
             self.all_ready = True
@@ -479,10 +514,45 @@ class Supervisor:
         logs.bind_process(worker=child.index)
         from referee.server import run_worker
 
-        def ready(_server: object) -> None:
+        def ready(server: object) -> None:
             os.write(ready_fd, announce)
+            if self.settings.worker_hang_seconds > 0:
+                _heartbeat(server, ready_fd, announce)
 
         run_worker(self.settings, self.metrics, child.index, on_ready=ready)
+
+
+def _heartbeat(server: object, fd: int, line: bytes) -> None:
+    """Repeat the readiness ``line`` every HEARTBEAT_SECONDS: from the event loop on
+    grpc.aio (so a loop stuck in a call stops it), from a thread of its own on the
+    threads engine (a process stopped, or stuck holding the GIL, stops it)."""
+    import asyncio
+    import threading
+
+    from referee.server import RefereeServer
+
+    os.set_blocking(fd, False)  # never wait for the supervisor; a lost beat is no harm
+
+    def beat() -> None:
+        with contextlib.suppress(OSError):
+            os.write(fd, line)
+
+    if isinstance(server, RefereeServer):
+        loop = asyncio.get_running_loop()
+
+        def tick() -> None:
+            beat()
+            loop.call_later(HEARTBEAT_SECONDS, tick)
+
+        loop.call_later(HEARTBEAT_SECONDS, tick)
+        return
+
+    def run() -> None:
+        while True:
+            time.sleep(HEARTBEAT_SECONDS)
+            beat()
+
+    threading.Thread(target=run, name="referee-heartbeat", daemon=True).start()
 
 
 def _noop(signum: int, frame: object) -> None:

@@ -335,6 +335,26 @@ def test_keepalive_times_of_one_second_are_the_least(
         assert e.value.code == 2 and "at least 1" in capsys.readouterr().err
 
 
+def test_worker_hang_seconds_are_0_or_at_least_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Heartbeats come every second: a hang time under 3 s would take a busy worker for
+    a stuck one. 0 turns the watch off; the default is 30 s."""
+    assert settings_of(["serve"]).worker_hang_seconds == 30  # type: ignore[attr-defined]
+    for value in (0, 3, 3600):
+        s = settings_of(["serve", "--worker-hang-seconds", str(value)])
+        assert s.worker_hang_seconds == value  # type: ignore[attr-defined]
+    monkeypatch.setenv("REFEREE_WORKER_HANG_SECONDS", "0")
+    assert settings_of(["serve"]).worker_hang_seconds == 0  # type: ignore[attr-defined]
+    for value in ("0.5", "2.999"):
+        with pytest.raises(SystemExit) as e:
+            settings_of(["serve", "--worker-hang-seconds", value])
+        assert e.value.code == 2 and "0 (never) or at least 3" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        settings_of(["serve", "--worker-hang-seconds", "-1"])
+    assert e.value.code == 2 and "at least 0" in capsys.readouterr().err
+
+
 def test_several_workers_need_so_reuseport(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

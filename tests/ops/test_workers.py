@@ -6,6 +6,7 @@ second or third signal lead to."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -467,9 +468,10 @@ def supervisor(
 
 
 def all_ready(sup: Supervisor) -> None:
-    """Every child announced ready: the start-up is over."""
+    """Every child announced ready (just now): the start-up is over."""
+    now = time.monotonic()
     for child in sup.children:
-        child.ready = True
+        child.ready, child.seen = True, now
     sup.all_ready = True
 
 
@@ -650,3 +652,89 @@ def test_a_restarted_metrics_process_is_still_stopped_by_sigterm(
     assert run_loop(sup) == 0
     assert (1004, signal.SIGTERM) in children.signals
     assert (1004, signal.SIGKILL) not in children.signals
+
+
+# ------------------------------------------------------------ hung workers
+
+
+def test_a_worker_silent_for_worker_hang_seconds_is_killed_then_restarted(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """A ready worker whose last line (readiness or heartbeat) is worker_hang_seconds
+    old is killed (SIGKILL: a stuck process may not heed SIGTERM) and, reaped, restarted
+    like any dead worker; one heard from more recently is left alone."""
+    sup, children, recorded = supervisor
+    all_ready(sup)
+    hang = sup.settings.worker_hang_seconds
+    assert hang == 30.0  # the default
+    now = time.monotonic()
+    sup.children[0].seen = now - hang
+    sup.children[1].seen = now - hang + 0.5
+    assert sup._hang_deadline() == now  # the loop wakes up for the oldest
+    sup._kill_hung(now)
+    assert children.signals == [(1001, signal.SIGKILL)]
+    assert recorded.events("child_hung") == [
+        {"child": "worker 0", "child_pid": 1001, "silent_seconds": hang}
+    ]
+    sup._kill_hung(now + 0.1)  # signalled already: not killed twice
+    assert children.signals == [(1001, signal.SIGKILL)]
+    sup._reap()
+    (died,) = recorded.events("child_died")
+    assert died["child"] == "worker 0" and died["signal"] == "SIGKILL"
+    assert sup.children[0].restart_at is not None and sup.children[1].pid == 1002
+
+
+def test_heartbeats_keep_a_worker_and_nothing_is_watched_when_off_or_stopping(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    sup, children, _ = supervisor
+    all_ready(sup)
+    old = time.monotonic() - 60
+    for child in sup.children:
+        child.seen = old
+    # A heartbeat line (the readiness line again) is a sign of life.
+    os.write(sup._ready_w, b"worker 1 1002\n")
+    sup._read_ready()
+    assert sup.children[1].seen > old and sup.children[0].seen == old
+    sup._kill_hung(time.monotonic())
+    assert children.signals == [(1001, signal.SIGKILL)]
+    # worker_hang_seconds 0: never.
+    sup.settings = dataclasses.replace(sup.settings, worker_hang_seconds=0)
+    sup.children[1].seen = old
+    assert sup._hang_deadline() is None
+    sup._kill_hung(time.monotonic())
+    assert children.signals == [(1001, signal.SIGKILL)]
+
+
+def test_no_worker_is_killed_as_hung_during_a_stop(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """Stopping, the workers drain (silent or not): the stop's own deadline applies."""
+    sup, children, recorded = supervisor
+    all_ready(sup)
+    for child in sup.children:
+        child.seen = time.monotonic() - 60
+    os.write(children.wake, bytes([signal.SIGTERM]))
+    assert run_loop(sup) == 0
+    assert recorded.events("child_hung") == []
+    assert sorted(children.signals) == [(1001, signal.SIGTERM), (1002, signal.SIGTERM)]
+
+
+def test_a_stopped_worker_is_found_hung_and_replaced(served: Callable[..., Served]) -> None:
+    """End to end: a worker stopped outright (SIGSTOP: no heartbeat, no answer) is killed
+    after --worker-hang-seconds and a new one serves in its place."""
+    server = served("--workers", "2", "--worker-hang-seconds", "3")
+    started = server.wait_for("supervisor_started")
+    server.wait_for("supervisor_ready")
+    pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    mark = server.mark()
+    os.kill(pids[1], signal.SIGSTOP)
+    hung = server.wait_for("child_hung", since=mark, child="worker 1")
+    assert hung["child_pid"] == pids[1] and hung["silent_seconds"] >= 3
+    died = server.wait_for("child_died", since=mark, child="worker 1")
+    assert died["signal"] == "SIGKILL"
+    back = server.wait_for("referee_serving", since=mark, worker=1)
+    assert back["pid"] != pids[1] and back["port"] == started["port"]
+    # The other worker, heard from every second, was never taken for hung.
+    assert [e["child"] for e in server.events("child_hung")] == ["worker 1"]
+    assert server.terminate() == 0
