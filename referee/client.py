@@ -342,11 +342,11 @@ class Client:
         ``timeout`` is every call's deadline in seconds unless a call gives its
         own; ``max_attempts`` bounds the attempts of a call failing with
         ``UNAVAILABLE`` (5 by default, 1 for none). ``options`` are gRPC channel
-        arguments; they take precedence over the client's own (gRPC uses the first
-        of two equal keys): a ``grpc.service_config`` given there (round_robin and
-        health checking, docs/deploy.md) replaces the client's, so give it its own
-        ``retryPolicy``. ``channel`` uses an existing channel instead (the caller
-        configures and closes it).
+        arguments; each replaces the client's own of the same key: a
+        ``grpc.service_config`` given there (round_robin and health checking,
+        docs/deploy.md) replaces the client's, so give it its own ``retryPolicy``.
+        ``channel`` uses an existing channel instead (the caller configures and
+        closes it).
         """
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -354,13 +354,14 @@ class Client:
         self.metadata = tuple(metadata)
         self._own_channel = channel is None
         if channel is None:
-            # The caller's options first: for a key given twice gRPC takes the first.
-            opts: list[tuple[str, Any]] = [
-                *options,
+            # The caller's options, then the client's own for the keys not given.
+            given = {key for key, _ in options}
+            defaults: list[tuple[str, Any]] = [
                 ("grpc.enable_retries", 1),
                 ("grpc.service_config", service_config(max_attempts)),
                 ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ]
+            opts = [*options, *(kv for kv in defaults if kv[0] not in given)]
             if credentials is None:
                 channel = grpc.insecure_channel(address, options=opts)
             else:

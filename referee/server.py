@@ -334,7 +334,12 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
                 status = _code_name(context.code(), str(context.code()))
                 raise
             except asyncio.CancelledError:
-                status = "CANCELLED"
+                # gRPC cancels the call's task at its deadline too (a Replay on its own
+                # thread can be overtaken so): that is the deadline's, not a cancel.
+                remaining = context.time_remaining()
+                status = (
+                    "DEADLINE_EXCEEDED" if remaining is not None and remaining <= 0 else "CANCELLED"
+                )
                 raise
             except Exception:
                 if context.done():

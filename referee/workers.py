@@ -307,7 +307,7 @@ class Supervisor:
                     self._read_ready()
             self._reap()
             if not self.stopping:
-                self._kill_hung(time.monotonic())
+                self._kill_hung(time.monotonic(), hang)
             if self.fatal and not self.stopping:
                 self._begin_stop(None)
             now = time.monotonic()
@@ -349,10 +349,20 @@ class Supervisor:
             return None
         return min(c.seen for c in watched) + self.settings.worker_hang_seconds
 
-    def _kill_hung(self, now: float) -> None:
+    def _kill_hung(self, now: float, due: float | None = None) -> None:
         """A worker silent for worker_hang_seconds (its event loop or its whole process
         stuck: it would answer neither calls nor health checks) is killed; reaped, it
-        is restarted like any dead worker."""
+        is restarted like any dead worker.
+
+        ``due``: the hang deadline the loop woke up for. Woken much later than that,
+        the supervisor itself was not running (the whole server paused, say): the
+        workers' beats of that time are not read yet, so every worker gets a fresh
+        window instead of all being taken for hung at once."""
+        if due is not None and now - due > 2 * HEARTBEAT_SECONDS:
+            log.warning("supervisor_overslept", late_seconds=round(now - due, 3))
+            for c in self._watched():
+                c.seen = now
+            return
         for c in self._watched():
             silent = now - c.seen
             if silent >= self.settings.worker_hang_seconds:
@@ -531,7 +541,11 @@ def _heartbeat(server: object, fd: int, line: bytes) -> None:
 
     from referee.server import RefereeServer
 
-    os.set_blocking(fd, False)  # never wait for the supervisor; a lost beat is no harm
+    # Never wait for the supervisor (a lost beat is no harm), through a description of
+    # the pipe of this process's own: O_NONBLOCK on the inherited one would be every
+    # child's (their readiness lines). Without /proc, blocking writes, read at once.
+    with contextlib.suppress(OSError):
+        fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
 
     def beat() -> None:
         with contextlib.suppress(OSError):

@@ -106,6 +106,8 @@ def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], 
         ([], {"REFEREE_METRICS_PORT": "99999"}, "REFEREE_METRICS_PORT"),
         (["--keepalive-time-seconds", "0"], {}, "at least 1"),
         (["--drain-delay-seconds", "-1"], {}, "at least 0"),
+        (["--worker-hang-seconds", "inf"], {}, "not a finite number"),
+        ([], {"REFEREE_DRAIN_DELAY_SECONDS": "nan"}, "not a finite number"),
         ([], {"REFEREE_MAX_CONNECTION_AGE_SECONDS": "soon"}, "not a number"),
     ]
 

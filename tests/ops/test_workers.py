@@ -738,3 +738,26 @@ def test_a_stopped_worker_is_found_hung_and_replaced(served: Callable[..., Serve
     # The other worker, heard from every second, was never taken for hung.
     assert [e["child"] for e in server.events("child_hung")] == ["worker 1"]
     assert server.terminate() == 0
+
+
+def test_a_supervisor_that_overslept_gives_every_worker_a_fresh_window(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """The whole server paused (docker pause, a frozen cgroup) and resumed: the
+    supervisor wakes long after the hang deadline it slept for, before the workers'
+    late beats are read. It takes none of them for hung: each gets a fresh window."""
+    sup, children, recorded = supervisor
+    all_ready(sup)
+    hang = sup.settings.worker_hang_seconds
+    now = time.monotonic()
+    for child in sup.children:
+        child.seen = now - 120
+    due = now - 120 + hang  # the deadline the loop slept for, 90 s ago
+    sup._kill_hung(now, due)
+    assert children.signals == []
+    assert [c.seen for c in sup.children] == [now, now]
+    assert recorded.events("supervisor_overslept") == [{"late_seconds": 90.0}]
+    sup._kill_hung(now + 1, now - 1 + hang)  # on time (1 s late at most): as before
+    assert children.signals == []
+    sup._kill_hung(now + hang, now + hang)
+    assert sorted(children.signals) == [(1001, signal.SIGKILL), (1002, signal.SIGKILL)]

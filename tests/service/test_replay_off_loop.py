@@ -129,3 +129,27 @@ def test_a_long_replays_errors_are_those_of_any_replay(server: ServerThread) -> 
             stub.Replay(request, timeout=WAIT)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert f"actions[{REPLAY_OFF_LOOP_ACTIONS}]" in (info.value.details() or "")
+
+
+def test_a_long_replay_overtaken_by_its_deadline_is_logged_as_past_its_deadline() -> None:
+    """gRPC cancels a call's task at its deadline; a Replay on its own thread may not
+    have noticed the deadline first. Its log line says DEADLINE_EXCEEDED all the same,
+    not CANCELLED (the client left): the status an operator counts must not depend on
+    which side saw the deadline first."""
+    from tests.ops.helpers import captured_logs, log_lines
+
+    released = threading.Event()
+    with (
+        captured_logs() as out,
+        ServerThread(ServerSettings(host="127.0.0.1", port=0), engine="asyncio") as server,
+    ):
+        hold(server, lambda _stop: released.wait(WAIT))  # deaf to its deadline
+        with grpc.insecure_channel(server.address) as channel:
+            stub = referee_pb2_grpc.RefereeServiceStub(channel)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Replay(replay_request(REPLAY_OFF_LOOP_ACTIONS + 1), timeout=0.5)
+            assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            released.set()
+            stub.ListGames(pb.ListGamesRequest(), timeout=WAIT)  # its line is out by now
+    lines = [e for e in log_lines(out) if e.get("event") == "rpc" and e["method"] == "Replay"]
+    assert [e["status"] for e in lines] == ["DEADLINE_EXCEEDED"]
