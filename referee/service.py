@@ -766,7 +766,10 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         # Stopped between actions at the deadline, or when the call is cancelled (the
         # client left, the server stopped): no thread goes on for nobody.
         gone = threading.Event()
-        remaining = context.time_remaining()
+        # Any: grpc's stubs say float, but None comes without a deadline, and the
+        # compiled build checks the stubs' type at run time.
+        untyped: Any = context
+        remaining: float | None = untyped.time_remaining()
         deadline = None if remaining is None else time.monotonic() + remaining
 
         def should_stop() -> bool:

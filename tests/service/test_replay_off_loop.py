@@ -153,3 +153,12 @@ def test_a_long_replay_overtaken_by_its_deadline_is_logged_as_past_its_deadline(
             stub.ListGames(pb.ListGamesRequest(), timeout=WAIT)  # its line is out by now
     lines = [e for e in log_lines(out) if e.get("event") == "rpc" and e["method"] == "Replay"]
     assert [e["status"] for e in lines] == ["DEADLINE_EXCEEDED"]
+
+
+def test_a_long_replay_without_a_deadline(server: ServerThread) -> None:
+    """No deadline: ``time_remaining()`` is None (the compiled build once refused it
+    for grpc's stubs say float: INTERNAL)."""
+    with grpc.insecure_channel(server.address) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        answer = stub.Replay(replay_request(REPLAY_OFF_LOOP_ACTIONS + 1))
+    assert len(answer.steps) == REPLAY_OFF_LOOP_ACTIONS + 1
