@@ -693,12 +693,21 @@ class Rpcs(Protocol):
         raise NotImplementedError
 
 
+def _deadline_of(context: Any) -> float | None:
+    """The call's deadline on ``time.monotonic()``'s clock; None without one.
+
+    ``context`` is Any on purpose: grpc's stubs say ``time_remaining()`` is a float,
+    but it is None without a deadline, and the compiled build checks the stubs' type
+    at run time."""
+    remaining = context.time_remaining()
+    return None if remaining is None else time.monotonic() + remaining
+
+
 def _replay_within(referee: Rpcs, context: Any) -> Callable[[Any], Any]:
     """``referee.replay`` stopping at the call's deadline (checked between actions)."""
-    remaining = context.time_remaining()
-    if remaining is None:
+    deadline = _deadline_of(context)
+    if deadline is None:
         return referee.replay
-    deadline = time.monotonic() + remaining
 
     def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
         return referee.replay(req, lambda: time.monotonic() >= deadline)
@@ -766,11 +775,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         # Stopped between actions at the deadline, or when the call is cancelled (the
         # client left, the server stopped): no thread goes on for nobody.
         gone = threading.Event()
-        # Any: grpc's stubs say float, but None comes without a deadline, and the
-        # compiled build checks the stubs' type at run time.
-        untyped: Any = context
-        remaining: float | None = untyped.time_remaining()
-        deadline = None if remaining is None else time.monotonic() + remaining
+        deadline = _deadline_of(context)
 
         def should_stop() -> bool:
             time.sleep(0)  # every 256 actions: the GIL to the loop if it waits for it

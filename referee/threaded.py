@@ -354,11 +354,8 @@ class ThreadedRefereeServer(ServerBase):
         The handlers only note the signal (they run in this thread between two
         bytecodes, where taking a lock could deadlock)."""
 
-        def noted(_signum: int, _frame: object) -> None:
-            self._stop_requested = True
-
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, noted)
+            signal.signal(sig, lambda _signum, _frame: self.request_stop())
 
     def run_until_signalled(self) -> bool:
         """Serve until SIGTERM or SIGINT, then stop gracefully; returns :meth:`stop`'s
