@@ -112,7 +112,11 @@ def test_one_process_counts_itself_as_the_one_worker() -> None:
     try:
         port = server.wait_for("metrics_serving")["port"]
         server.wait_for("referee_serving")
-        assert sample(scrape(port), "referee_workers") == 1
+        # Counted once it is ready (after referee_serving, its heap frozen, as a
+        # supervisor's worker): wait for the count rather than read it once.
+        wait_until(
+            lambda: sample(scrape(port), "referee_workers") == 1, "referee_workers counting 1"
+        )
         assert server.terminate() == 0
     finally:
         server.close()
