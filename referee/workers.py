@@ -58,6 +58,11 @@ RESTART_BACKOFF_MAX = 30.0
 STABLE_SECONDS = 10.0  # a worker that ran this long is restarted without delay
 KILL_MARGIN_SECONDS = 5.0
 HEARTBEAT_SECONDS = 1.0  # a worker's heartbeat line (with worker_hang_seconds > 0)
+# A hung worker is sent STACKS_SIGNAL (its threads' Python stacks written to its stacks
+# pipe, by faulthandler) and SIGKILLed this long after.
+STACKS_SIGNAL = signal.SIGUSR2
+STACKS_SECONDS = 1.0
+STACKS_MAX_BYTES = 64 * 1024  # logged of a hung worker's stacks, at most
 
 
 def available_cpus() -> int:
@@ -159,6 +164,8 @@ class _Child:
     restart_at: float | None = None
     signalled: bool = False
     seen: float = 0.0  # when its last line (readiness, heartbeat) was read
+    stacks_r: int = -1  # the read end of its stacks pipe (a watched worker's)
+    kill_at: float | None = None  # SIGKILL due (a hung worker, its stacks asked for)
 
     @property
     def name(self) -> str:
@@ -258,6 +265,11 @@ class Supervisor:
         for fd in (self._sig_r, self._sig_w, self._ready_r, self._ready_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        for c in self.children:
+            if c.stacks_r >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(c.stacks_r)
+                c.stacks_r = -1
         if self.metrics_dir is not None and self._own_metrics_dir:
             shutil.rmtree(self.metrics_dir, ignore_errors=True)
 
@@ -300,12 +312,17 @@ class Supervisor:
             if hang is not None and not self.stopping:
                 wait = max(0.0, hang - now)
                 timeout = wait if timeout is None else min(timeout, wait)
+            for child in self.children:
+                if child.kill_at is not None:
+                    wait = max(0.0, child.kill_at - now)
+                    timeout = wait if timeout is None else min(timeout, wait)
             for key, _ in self._sel.select(timeout):
                 if key.fileobj == self._sig_r:
                     self._read_signals()
                 elif key.fileobj == self._ready_r:
                     self._read_ready()
             self._reap()
+            self._kill_due(time.monotonic())
             if not self.stopping:
                 self._kill_hung(time.monotonic(), hang)
             if self.fatal and not self.stopping:
@@ -369,7 +386,50 @@ class Supervisor:
                 log.error(
                     "child_hung", child=c.name, child_pid=c.pid, silent_seconds=round(silent, 3)
                 )
-                self._signal(c, signal.SIGKILL)
+                if c.stacks_r < 0:
+                    self._signal(c, signal.SIGKILL)
+                    continue
+                # Its stacks first (logged as child_stacks once it is reaped), then
+                # SIGKILL: a stuck process may not heed SIGTERM. faulthandler writes
+                # them from its C signal handler, so even a worker stuck holding the
+                # GIL does; a stopped one (SIGSTOP) writes nothing and is killed alike.
+                self._signal(c, STACKS_SIGNAL)
+                c.kill_at = now + STACKS_SECONDS
+
+    def _kill_due(self, now: float) -> None:
+        """SIGKILL the hung workers whose stacks were asked for STACKS_SECONDS ago."""
+        for c in self.children:
+            if c.kill_at is not None and now >= c.kill_at:
+                c.kill_at = None
+                if c.pid:
+                    self._signal(c, signal.SIGKILL)
+
+    def _log_stacks(self, child: _Child, pid: int) -> None:
+        """Close a dead worker's stacks pipe, logging what it wrote there
+        (``child_stacks``: Python's own traceback format, file names, lines and
+        function names only; never a variable's value)."""
+        fd, child.stacks_r = child.stacks_r, -1
+        if fd < 0:
+            return
+        data = b""
+        try:
+            while len(data) < STACKS_MAX_BYTES:
+                chunk = os.read(fd, STACKS_MAX_BYTES - len(data))
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:  # BlockingIOError: a writer somewhere (none expected)
+            pass
+        finally:
+            os.close(fd)
+        if data:
+            log.error(
+                "child_stacks",
+                child=child.name,
+                child_pid=pid,
+                stacks=data.decode(errors="replace"),
+                truncated=len(data) >= STACKS_MAX_BYTES,
+            )
 
     def _signal(self, child: _Child, sig: int) -> None:
         child.signalled = True
@@ -451,7 +511,8 @@ class Supervisor:
 
         lived = time.monotonic() - child.started
         pid, was_ready = child.pid, child.ready
-        child.pid, child.ready, child.signalled = 0, False, False
+        child.pid, child.ready, child.signalled, child.kill_at = 0, False, False, None
+        self._log_stacks(child, pid)
         m.mark_process_dead(pid)
         self._update_workers_gauge()
         how = {"exit_code": code} if code >= 0 else {"signal": signal.Signals(-code).name}
@@ -480,8 +541,16 @@ class Supervisor:
     # ------------------------------------------------------------ children
 
     def _spawn(self, child: _Child) -> None:
+        stacks_w = -1
+        if child.kind == "worker" and self.settings.worker_hang_seconds > 0:
+            if child.stacks_r >= 0:  # pragma: no cover - closed when it was reaped
+                os.close(child.stacks_r)
+            child.stacks_r, stacks_w = os.pipe()
         pid = os.fork()
         if pid:
+            if stacks_w >= 0:
+                os.close(stacks_w)
+                os.set_blocking(child.stacks_r, False)
             child.pid = pid
             child.started = time.monotonic()
             child.ready = False
@@ -489,7 +558,7 @@ class Supervisor:
             return
         code = 1
         try:
-            self._become(child)
+            self._become(child, stacks_w)
             code = 0
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 1
@@ -499,7 +568,7 @@ class Supervisor:
             logs.flush()  # os._exit skips atexit: the last per-RPC lines first
             os._exit(code)
 
-    def _become(self, child: _Child) -> None:
+    def _become(self, child: _Child, stacks_w: int = -1) -> None:
         """In the forked child: drop the supervisor's state, then run."""
         _die_with_parent()
         signal.set_wakeup_fd(-1)
@@ -510,6 +579,10 @@ class Supervisor:
         self._sel.close()
         for fd in (self._sig_r, self._sig_w, self._ready_r):
             os.close(fd)
+        for c in self.children:  # every worker's stacks pipe (read end), this one's too
+            if c.stacks_r >= 0:
+                os.close(c.stacks_r)
+                c.stacks_r = -1
         for sock in self._holds:
             sock.close()
         ready_fd = self._ready_w
@@ -524,12 +597,25 @@ class Supervisor:
         logs.bind_process(worker=child.index)
         from referee.server import run_worker
 
+        if stacks_w >= 0:
+            _register_stacks(stacks_w)
+
         def ready(server: object) -> None:
             os.write(ready_fd, announce)
             if self.settings.worker_hang_seconds > 0:
                 _heartbeat(server, ready_fd, announce)
 
         run_worker(self.settings, self.metrics, child.index, on_ready=ready)
+
+
+def _register_stacks(fd: int) -> None:
+    """On STACKS_SIGNAL, write every thread's Python stack to ``fd`` (the supervisor's
+    stacks pipe) and go on: the supervisor asks before it kills a hung worker. Never
+    blocking: a full pipe (signalled again and again) loses stacks, not the worker."""
+    import faulthandler
+
+    os.set_blocking(fd, False)
+    faulthandler.register(STACKS_SIGNAL, file=fd, all_threads=True, chain=False)
 
 
 def _heartbeat(server: object, fd: int, line: bytes) -> None:

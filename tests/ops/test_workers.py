@@ -21,6 +21,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from referee import workers as workers_module
 from referee.server import ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
@@ -431,6 +432,8 @@ class Children:
         self.signals.append((pid, sig))
         if sig == signal.SIGTERM and self.ignore_sigterm:
             return
+        if sig == workers_module.STACKS_SIGNAL:  # handled (faulthandler): goes on
+            return
         self.exits.append((pid, int(sig)))  # the wait status of a death by signal sig
         os.write(self.wake, b"\0")
 
@@ -684,6 +687,78 @@ def test_a_worker_silent_for_worker_hang_seconds_is_killed_then_restarted(
     assert sup.children[0].restart_at is not None and sup.children[1].pid == 1002
 
 
+def test_a_hung_worker_is_asked_for_its_stacks_then_killed_and_they_are_logged(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """A hung worker with a stacks pipe is sent STACKS_SIGNAL first, SIGKILLed
+    STACKS_SECONDS later; once reaped, what it wrote to the pipe is logged as
+    ``child_stacks`` and the pipe closed."""
+    sup, children, recorded = supervisor
+    all_ready(sup)
+    stacks_r, stacks_w = os.pipe()
+    os.set_blocking(stacks_r, False)
+    sup.children[0].stacks_r = stacks_r
+    trace = b'Thread 0x00007f (most recent call first):\n  File "x.py", line 3 in stuck\n'
+    os.write(stacks_w, trace)
+    os.close(stacks_w)  # the worker is gone: its end closed
+    hang = sup.settings.worker_hang_seconds
+    now = time.monotonic()
+    sup.children[0].seen = now - hang
+    sup._kill_hung(now)
+    assert children.signals == [(1001, signal.SIGUSR2)]
+    assert recorded.events("child_hung")[0]["child"] == "worker 0"
+    sup._kill_hung(now + 0.1)  # asked already: not again
+    sup._kill_due(now + workers_module.STACKS_SECONDS - 0.01)
+    assert children.signals == [(1001, signal.SIGUSR2)]
+    sup._kill_due(now + workers_module.STACKS_SECONDS)
+    assert children.signals == [(1001, signal.SIGUSR2), (1001, signal.SIGKILL)]
+    sup._kill_due(now + 5)  # once
+    assert len(children.signals) == 2
+    sup._reap()
+    assert recorded.events("child_stacks") == [
+        {"child": "worker 0", "child_pid": 1001, "stacks": trace.decode(), "truncated": False}
+    ]
+    assert recorded.events("child_died")[0]["signal"] == "SIGKILL"
+    assert sup.children[0].stacks_r == -1 and sup.children[0].kill_at is None
+    with pytest.raises(OSError):
+        os.fstat(stacks_r)  # closed
+
+
+def test_the_loop_wakes_up_for_a_hung_workers_kill(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """The supervisor's own loop: a worker silent past the hang time is asked for its
+    stacks, then killed on time although nothing else wakes the loop; once reaped (its
+    pipe empty: a stopped worker writes nothing), it is restarted, no child_stacks."""
+    sup, children, recorded = supervisor
+    all_ready(sup)
+    sup.settings = dataclasses.replace(sup.settings, worker_hang_seconds=3)
+    stacks_r, stacks_w = os.pipe()
+    os.set_blocking(stacks_r, False)
+    os.close(stacks_w)
+    sup.children[0].stacks_r = stacks_r
+    sup.children[1].seen = time.monotonic() + 3600  # never due in this test
+    sup.children[0].seen = time.monotonic() - 3
+    spawned: list[str] = []
+    sup._spawn = lambda child: spawned.append(child.name)  # type: ignore[method-assign]
+
+    def stop_after_restart() -> None:
+        deadline = time.monotonic() + 30
+        while not spawned and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.write(children.wake, bytes([signal.SIGTERM]))
+
+    stopper = threading.Thread(target=stop_after_restart)
+    stopper.start()
+    try:
+        assert run_loop(sup) == 0
+    finally:
+        stopper.join()
+    assert children.signals[:2] == [(1001, signal.SIGUSR2), (1001, signal.SIGKILL)]
+    assert spawned == ["worker 0"]
+    assert recorded.events("child_stacks") == []
+
+
 def test_heartbeats_keep_a_worker_and_nothing_is_watched_when_off_or_stopping(
     supervisor: tuple[Supervisor, Children, Recorded],
 ) -> None:
@@ -738,6 +813,28 @@ def test_a_stopped_worker_is_found_hung_and_replaced(served: Callable[..., Serve
     # The other worker, heard from every second, was never taken for hung.
     assert [e["child"] for e in server.events("child_hung")] == ["worker 1"]
     assert server.terminate() == 0
+
+
+def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
+    served: Callable[..., Served],
+) -> None:
+    """End to end, the worker's side: STACKS_SIGNAL makes a real worker write every
+    thread's Python stack to its stacks pipe and go on serving (the signal does not
+    kill it); the supervisor logs them when the worker exits (here, a graceful stop)."""
+    server = served("--workers", "2", "--worker-hang-seconds", "30")
+    server.wait_for("supervisor_ready")
+    pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    os.kill(pids[0], signal.SIGUSR2)
+    assert server.terminate() == 0
+    assert server.events("child_died") == []  # the signal killed nothing
+    (stacks,) = server.events("child_stacks")
+    assert stacks["child"] == "worker 0" and stacks["child_pid"] == pids[0]
+    assert stacks["truncated"] is False
+    text = stacks["stacks"]
+    assert "most recent call first" in text and 'File "' in text
+    assert "referee/" in text  # a frame of the server's own code
+    exited = [e for e in server.events("child_exited") if e["child"] == "worker 0"]
+    assert exited and exited[0]["exit_code"] == 0
 
 
 def test_a_supervisor_that_overslept_gives_every_worker_a_fresh_window(
