@@ -22,7 +22,8 @@ from gRPC's threads and the kernel's work between two calls.
 Then ``Referee.apply_action`` in-process again, with what happens in a server between
 two calls done in the loop between two calls, untimed: another thread woken and waking
 this one back (a thread hop, as gRPC makes several per call), other memory read and
-written, other code run (as gRPC's and the kernel's work between two calls), or the
+written, one line in each of 4,096 pages (the processor's TLB filled with other
+pages), other code run (as gRPC's and the kernel's work between two calls), or the
 thread asleep for 200 µs, its CPU idle meanwhile (as a server's CPU between two calls
 under less than full load): what makes the same work dearer inside a server.
 """
@@ -103,7 +104,10 @@ def in_process(work: str, data: bytes) -> float:
 
 
 MEMORY = {"256 KiB": 256 << 10, "1 MiB": 1 << 20, "4 MiB": 4 << 20}
-DISTURBANCES = ("nothing", "a thread hop", *MEMORY, "other code", "200 us asleep")
+PAGES = 4096  # "4,096 pages": one line in each, 16 MiB apart in all (a TLB's worth)
+DISTURBANCES = (
+    "nothing", "a thread hop", *MEMORY, "4,096 pages", "other code", "200 us asleep"
+)  # fmt: skip
 _OTHER = {"a": [1, 2.5, "x" * 40, {"b": None}] * 20}
 
 
@@ -125,7 +129,9 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
     """Mean µs of ``Referee.apply_action`` in-process (best of five runs) with
     ``disturbance`` done, untimed, before each call: nothing; a thread hop (another
     thread woken through a queue, which wakes this one back); that much other memory
-    read and written (one byte in every 64, a cache line each); or other code
+    read and written (one byte in every 64, a cache line each); one line in each of
+    4,096 pages (the same offset in each: few lines of the caches, every entry of the
+    processor's TLB, where pages are looked up); or other code
     (:func:`other_code`); or 200 µs asleep (the CPU idle, where nothing else runs)."""
     request = pb.ApplyActionRequest.FromString(data)
     before: Any = None
@@ -160,6 +166,11 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
 
         def before() -> None:
             other[::64] = other[::64]
+    elif disturbance == "4,096 pages":
+        pages = bytearray(PAGES * 4096)
+
+        def before() -> None:
+            pages[::4096] = pages[::4096]
 
     clock = time.perf_counter_ns
     best = float("inf")

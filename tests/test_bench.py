@@ -157,7 +157,7 @@ def test_inserver_bench_runs() -> None:
         # In-process, each disturbance between two calls has its figure.
         disturbed = re.findall(r"^  (\S.*?)\s+[\d.]+ us$", out, re.MULTILINE)
         assert disturbed == [
-            "nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "other code",
+            "nothing", "a thread hop", "256 KiB", "1 MiB", "4 MiB", "4,096 pages", "other code",
             "200 us asleep",
         ], out  # fmt: skip
 
