@@ -35,6 +35,7 @@ from referee.service import (
     Limits,
     Referee,
     RefereeServicer,
+    Serialized,
     abort_with,
 )
 from referee.tls import TlsFiles
@@ -235,11 +236,15 @@ class CallBook:
             )
         short = method.rsplit("/", 1)[-1]
 
+        serializer = handler.response_serializer
+        if short == "Replay" and not is_grpc:
+            serializer = presized(serializer)
+
         def wrap(inner: Any, deserializer: Any) -> MethodHandler:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap(short, inner, quiet=is_grpc),
                 request_deserializer=tolerant(deserializer),
-                response_serializer=handler.response_serializer,
+                response_serializer=serializer,
             )
 
         return _Method(
@@ -265,6 +270,17 @@ class CallBook:
 
     def _max_response_of(self, short: str) -> int:
         return self._max_response if short == "Replay" else 0
+
+
+def presized(serializer: Any) -> Callable[[Any], bytes]:
+    """``serializer``, but a :class:`Serialized` response's bytes sent as they are."""
+
+    def serialize(response: Any) -> bytes:
+        if response.__class__ is Serialized:
+            return response.data
+        return serializer(response)  # type: ignore[no-any-return]
+
+    return serialize
 
 
 def _code_name(code: Any, default: str) -> str:
@@ -326,6 +342,12 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
                 if request.__class__ is Malformed:
                     await abort_with(malformed(request), context, info.request_id)
                 response = await inner(request, context)
+                if response.__class__ is Serialized:  # a long Replay's
+                    size = len(response.data)
+                    answer, response = response, response.message
+                    if max_response and size > max_response:
+                        await abort_with(oversize(size, max_response), context, info.request_id)
+                    return answer
                 if max_response and response.ByteSize() > max_response:
                     error = oversize(response.ByteSize(), max_response)
                     await abort_with(error, context, info.request_id)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, TypeVar
 
 import grpc
@@ -723,6 +724,21 @@ REPLAY_OFF_LOOP_ACTIONS: Final = 1024
 REPLAY_THREADS: Final = 2
 
 
+class Serialized:
+    """A response serialized already, with its message for the call's log line and
+    metrics; the server's Replay serializer sends ``data`` as it is. A long Replay's
+    answer (over 12 MB for 100,000 actions with the log) is so serialized once, on the
+    Replay's thread, and its size for the response limit is ``len(data)``: protobuf's
+    ``ByteSize`` costs as much as serializing (about 40 ms there), and both ran in the
+    event loop. (Serializing holds the GIL, so the loop still waits for it; once.)"""
+
+    __slots__ = ("data", "message")
+
+    def __init__(self, message: Any, data: bytes) -> None:
+        self.message = message
+        self.data = data
+
+
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     """The gRPC face of :class:`Referee` (grpc.aio: ``--engine asyncio``)."""
 
@@ -781,12 +797,14 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             time.sleep(0)  # every 256 actions: the GIL to the loop if it waits for it
             return gone.is_set() or (deadline is not None and time.monotonic() >= deadline)
 
+        def off_loop() -> Serialized:
+            response = self.referee.replay(request, should_stop)
+            return Serialized(response, response.SerializeToString())
+
         call = contextvars.copy_context()
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(
-                self._replays, call.run, self.referee.replay, request, should_stop
-            )
+            return await loop.run_in_executor(self._replays, partial(call.run, off_loop))
         except RequestError as e:
             await abort_with(e, context, _request_id())
             raise  # unreachable: abort raises
