@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import math
 import os
 import re
@@ -568,6 +569,9 @@ def _serve(args: argparse.Namespace) -> int:
                 serving.set(1)
 
         logs.bind_process(worker=0)
+        # A crash in a C extension (SIGSEGV and the like): every thread's Python stack
+        # on stderr before the process dies (with --workers N, the supervisor logs it).
+        faulthandler.enable(all_threads=True)
         run_worker(settings, metrics, 0, on_ready)
     except OSError as e:
         print(f"referee: cannot serve: {e}", file=sys.stderr)

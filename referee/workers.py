@@ -164,7 +164,7 @@ class _Child:
     restart_at: float | None = None
     signalled: bool = False
     seen: float = 0.0  # when its last line (readiness, heartbeat) was read
-    stacks_r: int = -1  # the read end of its stacks pipe (a watched worker's)
+    stacks_r: int = -1  # the read end of its stacks pipe (a worker's)
     kill_at: float | None = None  # SIGKILL due (a hung worker, its stacks asked for)
 
     @property
@@ -542,7 +542,7 @@ class Supervisor:
 
     def _spawn(self, child: _Child) -> None:
         stacks_w = -1
-        if child.kind == "worker" and self.settings.worker_hang_seconds > 0:
+        if child.kind == "worker":
             if child.stacks_r >= 0:  # pragma: no cover - closed when it was reaped
                 os.close(child.stacks_r)
             child.stacks_r, stacks_w = os.pipe()
@@ -609,12 +609,16 @@ class Supervisor:
 
 
 def _register_stacks(fd: int) -> None:
-    """On STACKS_SIGNAL, write every thread's Python stack to ``fd`` (the supervisor's
-    stacks pipe) and go on: the supervisor asks before it kills a hung worker. Never
-    blocking: a full pipe (signalled again and again) loses stacks, not the worker."""
+    """Every thread's Python stack written to ``fd`` (the supervisor's stacks pipe,
+    logged as ``child_stacks`` once the worker is reaped): on STACKS_SIGNAL, after
+    which the worker goes on (the supervisor asks before it kills a hung worker), and
+    on a fatal signal (SIGSEGV, SIGFPE, SIGABRT, SIGBUS, SIGILL: a crash in a C
+    extension), after which it dies of it. Never blocking: a full pipe (signalled
+    again and again) loses stacks, not the worker."""
     import faulthandler
 
     os.set_blocking(fd, False)
+    faulthandler.enable(file=fd, all_threads=True)
     faulthandler.register(STACKS_SIGNAL, file=fd, all_threads=True, chain=False)
 
 

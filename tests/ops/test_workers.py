@@ -837,6 +837,41 @@ def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     assert exited and exited[0]["exit_code"] == 0
 
 
+def test_a_crashed_workers_stacks_are_logged_and_it_is_replaced(
+    served: Callable[..., Served],
+) -> None:
+    """A worker dying of a fatal signal (SIGSEGV, as a crash in a C extension) writes
+    every thread's Python stack first (faulthandler, to its stacks pipe); the supervisor
+    logs them as ``child_stacks`` with the death, and restarts it. Also with the hang
+    watchdog off."""
+    server = served("--workers", "2", "--worker-hang-seconds", "0")
+    server.wait_for("supervisor_ready")
+    pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    mark = server.mark()
+    os.kill(pids[1], signal.SIGSEGV)
+    died = server.wait_for("child_died", since=mark, child="worker 1")
+    assert died["signal"] == "SIGSEGV"
+    stacks = server.wait_for("child_stacks", since=mark, child="worker 1")
+    assert stacks["child_pid"] == pids[1]
+    assert "Fatal Python error: Segmentation fault" in stacks["stacks"]
+    assert 'File "' in stacks["stacks"]
+    server.wait_for("referee_serving", since=mark, worker=1)
+    assert server.terminate() == 0
+
+
+def test_a_one_process_server_writes_its_stacks_on_a_crash(
+    served: Callable[..., Served],
+) -> None:
+    """Without a supervisor (one process), a fatal signal's stacks go to stderr."""
+    server = served("--workers", "1")
+    server.wait_for("referee_serving")
+    os.kill(server.proc.pid, signal.SIGSEGV)
+    assert server.proc.wait(TIMEOUT) == -signal.SIGSEGV
+    wait_until(lambda: server._closed, "the end of its stderr")
+    text = "".join(server.raw)
+    assert "Fatal Python error: Segmentation fault" in text and 'File "' in text
+
+
 def test_a_supervisor_that_overslept_gives_every_worker_a_fresh_window(
     supervisor: tuple[Supervisor, Children, Recorded],
 ) -> None:
