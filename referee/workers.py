@@ -546,7 +546,12 @@ class Supervisor:
             if child.stacks_r >= 0:  # pragma: no cover - closed when it was reaped
                 os.close(child.stacks_r)
             child.stacks_r, stacks_w = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            if stacks_w >= 0:
+                os.close(stacks_w)
+            raise
         if pid:
             if stacks_w >= 0:
                 os.close(stacks_w)
