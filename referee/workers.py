@@ -551,6 +551,8 @@ class Supervisor:
         except OSError:
             if stacks_w >= 0:
                 os.close(stacks_w)
+                os.close(child.stacks_r)
+                child.stacks_r = -1
             raise
         if pid:
             if stacks_w >= 0:

@@ -837,6 +837,23 @@ def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     assert exited and exited[0]["exit_code"] == 0
 
 
+def test_a_failed_fork_leaves_no_stacks_pipe_open(
+    supervisor: tuple[Supervisor, Children, Recorded],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sup, _, _ = supervisor
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(workers_module.os, "fork", no_fork)
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(BlockingIOError):
+        sup._spawn(sup.children[0])
+    assert sorted(os.listdir("/proc/self/fd")) == before
+    assert sup.children[0].stacks_r == -1
+
+
 def test_a_crashed_workers_stacks_are_logged_and_it_is_replaced(
     served: Callable[..., Served],
 ) -> None:
