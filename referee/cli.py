@@ -535,6 +535,16 @@ def _die(message: str) -> None:
     sys.exit(2)
 
 
+def _no_core_files() -> None:
+    """A server's memory holds the states it judged (every hand, the seeds) and the
+    seal keys: a crash must not write it to a core file. The soft limit 0, before any
+    worker is forked (they inherit it); the hard limit is left as it was."""
+    import resource
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
+
+
 def _serve(args: argparse.Namespace) -> int:
     from referee import logs
     from referee.server import run_worker
@@ -542,6 +552,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = _settings(args.serve_parser, args)
     logs.configure(args.log_level, args.log_format)
     log = logs.get_logger("referee.cli")
+    _no_core_files()
     if settings.auth is not None and settings.tls is None:
         log.warning(
             "auth_without_tls",

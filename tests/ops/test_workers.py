@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import resource
 import signal
 import threading
 import time
@@ -837,6 +838,29 @@ def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     assert exited and exited[0]["exit_code"] == 0
 
 
+@pytest.fixture
+def core_files_allowed() -> Iterator[None]:
+    """This process, and so the server it starts, allowed core files as far as the hard
+    limit lets it: the server must lower the limit itself."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_CORE, (soft, hard))
+
+
+def core_file_limit(pid: int) -> int:
+    """A process's soft limit on the size of its core files (/proc/PID/limits). The
+    server's memory holds hands, seeds and seal keys: it sets 0, so a crash (the
+    tests below send SIGSEGV) writes no core file."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max core file size"):
+            soft = line.split()[4]
+            return -1 if soft == "unlimited" else int(soft)
+    raise AssertionError(f"no core file limit for {pid}")
+
+
 def test_a_failed_fork_leaves_no_stacks_pipe_open(
     supervisor: tuple[Supervisor, Children, Recorded],
     monkeypatch: pytest.MonkeyPatch,
@@ -855,7 +879,7 @@ def test_a_failed_fork_leaves_no_stacks_pipe_open(
 
 
 def test_a_crashed_workers_stacks_are_logged_and_it_is_replaced(
-    served: Callable[..., Served],
+    served: Callable[..., Served], core_files_allowed: None
 ) -> None:
     """A worker dying of a fatal signal (SIGSEGV, as a crash in a C extension) writes
     every thread's Python stack first (faulthandler, to its stacks pipe); the supervisor
@@ -864,6 +888,8 @@ def test_a_crashed_workers_stacks_are_logged_and_it_is_replaced(
     server = served("--workers", "2", "--worker-hang-seconds", "0")
     server.wait_for("supervisor_ready")
     pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    for pid in (server.proc.pid, *pids.values()):  # no core file of the crash
+        assert core_file_limit(pid) == 0
     mark = server.mark()
     os.kill(pids[1], signal.SIGSEGV)
     died = server.wait_for("child_died", since=mark, child="worker 1")
@@ -877,11 +903,12 @@ def test_a_crashed_workers_stacks_are_logged_and_it_is_replaced(
 
 
 def test_a_one_process_server_writes_its_stacks_on_a_crash(
-    served: Callable[..., Served],
+    served: Callable[..., Served], core_files_allowed: None
 ) -> None:
     """Without a supervisor (one process), a fatal signal's stacks go to stderr."""
     server = served("--workers", "1")
     server.wait_for("referee_serving")
+    assert core_file_limit(server.proc.pid) == 0
     os.kill(server.proc.pid, signal.SIGSEGV)
     assert server.proc.wait(TIMEOUT) == -signal.SIGSEGV
     wait_until(lambda: server._closed, "the end of its stderr")
