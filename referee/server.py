@@ -341,17 +341,14 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
             try:
                 if request.__class__ is Malformed:
                     await abort_with(malformed(request), context, info.request_id)
-                response = await inner(request, context)
-                if response.__class__ is Serialized:  # a long Replay's
-                    size = len(response.data)
-                    answer, response = response, response.message
-                    if max_response and size > max_response:
+                answer = response = await inner(request, context)
+                if answer.__class__ is Serialized:  # a long Replay's, serialized already
+                    response = answer.message  # for the log line and metrics
+                if max_response:
+                    size = response.ByteSize() if answer is response else len(answer.data)
+                    if size > max_response:
                         await abort_with(oversize(size, max_response), context, info.request_id)
-                    return answer
-                if max_response and response.ByteSize() > max_response:
-                    error = oversize(response.ByteSize(), max_response)
-                    await abort_with(error, context, info.request_id)
-                return response
+                return answer
             except grpc.aio.AbortError:
                 status = _code_name(context.code(), str(context.code()))
                 raise
