@@ -157,13 +157,20 @@ def oversize(size: int, limit: int) -> RequestError:
 
 
 def threaded_handler(
-    book: Book, short: str, inner: Callable[[Any, Any], Any], max_response: int, quiet: bool
+    book: Book,
+    short: str,
+    inner: Callable[[Any, Any], Any],
+    max_response: int,
+    quiet: bool,
+    answering: Callable[[Any], None],
 ) -> Callable[[Any, Any], Any]:
     """``inner`` (a unary method of the servicer) as grpc's threaded server runs it, with
-    the call's bookkeeping around it (:class:`referee.threaded.ThreadCallInterceptor`)."""
+    the call's bookkeeping around it (:class:`referee.threaded.ThreadCallInterceptor`);
+    ``answering`` is given the call's context first."""
     level = logging.DEBUG if quiet else logging.INFO
 
     def handler(request: Any, context: Any) -> Any:
+        answering(context)
         info, token, start = book.begin(short, context)
         status = "OK"
         response = None

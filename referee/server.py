@@ -15,6 +15,7 @@ import inspect
 import logging
 import signal
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,8 @@ ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
 DEFAULT_ENGINE = "auto"
 DEFAULT_THREADS = 8
+# How often a stop looks whether calls are still in flight (ServerBase._quiescing).
+QUIESCE_POLL_SECONDS = 0.005
 
 log = get_logger("referee.server")
 
@@ -184,8 +187,9 @@ class CallBook:
         self._book = Book(metrics, rpc_level() <= logging.DEBUG, get_logger(RPC_LOGGER).bind())
         self._auth = auth
         self._max = max_concurrent
-        self._count = metrics is not None or max_concurrent > 0
         self._lock = threading.Lock()  # the threads engine ends calls in several threads
+        # Calls of the service in flight (health and reflection are not counted): for
+        # the limit, the metric, and a graceful stop, which waits for none to be left.
         self.in_flight = 0
 
     def _admit(self, entry: _Method, metadata: Any) -> Any:
@@ -196,7 +200,7 @@ class CallBook:
             if client is None:
                 return entry.unauthenticated
             CLIENT.set(client)
-        if self._count and entry.limited:
+        if entry.limited:
             if self._max and self.in_flight >= self._max:
                 return entry.busy
             self._enter()
@@ -219,6 +223,12 @@ class CallBook:
     def _track(self) -> None:
         """Have ``_leave`` called when the admitted call ends, however it ends."""
         raise NotImplementedError
+
+    def calls_in_flight(self) -> int:
+        """Calls of the service not yet answered in full: on grpc.aio a call's task
+        ends once its answer and status have been written to the connection, not
+        before (the threads engine counts more: ``ThreadCallInterceptor``)."""
+        return self.in_flight
 
     def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
         if handler is None:
@@ -461,6 +471,7 @@ class ServerBase:
     interceptor, the services' health, the start-up line."""
 
     engine = ""
+    interceptor: CallBook
 
     def __init__(
         self,
@@ -533,6 +544,35 @@ class ServerBase:
             drain_delay_seconds=s.drain_delay_seconds,
         )
 
+    def _quiescing(self, started: float) -> bool:
+        """Whether a stop goes on serving before it closes the connections: while a
+        call is in flight, for at most half the grace (:meth:`_close_connections`)."""
+        return (
+            self.interceptor.calls_in_flight() > 0
+            and time.monotonic() - started < self.settings.grace_seconds / 2
+        )
+
+    def _close_connections(self, started: float) -> float:
+        """Logged when a stop tells the connections to go away (gRPC's stop: GOAWAY,
+        then each connection is closed once its last call has ended); returns the
+        grace left to the calls still in flight.
+
+        Why a stop first waits for the calls in flight: gRPC closes a connection as
+        soon as its last call has written its answer, while the client may not have
+        read it yet; a frame the client sends after that close (a flow-control
+        update, as it reads) makes the kernel reset the connection, and what the
+        client had not received of the answer is lost. An answer written before the
+        GOAWAY is safe: gRPC sends a ping with the GOAWAY and closes only once the
+        client has acknowledged it, which it does after reading everything before
+        it. So the stop waits until no call is in flight, at most half the grace."""
+        waited = time.monotonic() - started
+        log.info(
+            "referee_closing_connections",
+            calls_in_flight=self.interceptor.calls_in_flight(),
+            waited_seconds=round(waited, 3),
+        )
+        return max(self.settings.grace_seconds - waited, 0.0)
+
 
 class RefereeServer(ServerBase):
     """A running Referee gRPC server on grpc.aio (``--engine asyncio``): the service
@@ -593,14 +633,19 @@ class RefereeServer(ServerBase):
         return self.port
 
     async def stop(self) -> None:
-        """Drain: health NOT_SERVING first, then (after the drain delay, during which
-        calls are still served) in-flight calls finish within the grace."""
+        """Drain: health NOT_SERVING first; after the drain delay, during which calls
+        are still served, serving on until no call is in flight (at most half the
+        grace: ``_close_connections`` says why); then GOAWAY, and the calls still in
+        flight finish within the rest of the grace."""
         s = self.settings
         self._log_stopping()
         await self.health.enter_graceful_shutdown()
         if s.drain_delay_seconds > 0:
             await asyncio.sleep(s.drain_delay_seconds)
-        await self.server.stop(s.grace_seconds)
+        started = time.monotonic()
+        while self._quiescing(started):
+            await asyncio.sleep(QUIESCE_POLL_SECONDS)
+        await self.server.stop(self._close_connections(started))
         self.servicer.close()
         if self.health_server is not None:
             await self.health_server.stop(0)

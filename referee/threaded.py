@@ -38,6 +38,7 @@ from referee.calls import Malformed, malformed, threaded_handler, tolerant
 from referee.server import (
     _REFUSALS,
     HEALTH_SERVICE_NAME,
+    QUIESCE_POLL_SECONDS,
     SERVICE_NAME,
     CallBook,
     ServerBase,
@@ -99,6 +100,7 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
     ) -> None:
         super().__init__(metrics, auth, max_concurrent, max_response_bytes)
         self.pool = _CallPool(threads, self._leave)
+        self.unanswered = 0  # calls whose handler has started, not yet answered in full
 
     def intercept_service(
         self,
@@ -119,7 +121,25 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         _ADMITTED.set(True)  # in the call's context: its task in the pool calls _leave
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
-        return threaded_handler(self._book, short, inner, self._max_response_of(short), quiet)
+        return threaded_handler(
+            self._book, short, inner, self._max_response_of(short), quiet, self._answering
+        )
+
+    def _answering(self, context: Any) -> None:
+        """A call's handler starts: the call is unanswered until gRPC has written its
+        answer and status, when it runs the call's termination callbacks (its task in
+        the pool ends earlier, once the answer is handed to gRPC)."""
+        with self._lock:
+            self.unanswered += 1
+        if not context.add_callback(self._answered):  # the call has ended already
+            self._answered()
+
+    def _answered(self) -> None:
+        with self._lock:
+            self.unanswered -= 1
+
+    def calls_in_flight(self) -> int:
+        return self.in_flight + self.unanswered
 
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
         """grpcio's own streaming services on the threaded server (health Watch, which
@@ -316,8 +336,10 @@ class ThreadedRefereeServer(ServerBase):
         return self.port
 
     def stop(self) -> bool:
-        """Drain: health NOT_SERVING first, then (after the drain delay, during which
-        calls are still served) in-flight calls finish within the grace.
+        """Drain: health NOT_SERVING first; after the drain delay, during which calls
+        are still served, serving on until no call is in flight (at most half the
+        grace: ``_close_connections`` says why); then GOAWAY, and the calls still in
+        flight finish within the rest of the grace.
 
         Returns whether gRPC's shutdown completed. It is waited for until
         ``STOP_MARGIN_SECONDS`` past the grace, no longer: if gRPC's serving thread
@@ -331,7 +353,11 @@ class ThreadedRefereeServer(ServerBase):
         if s.drain_delay_seconds > 0:
             time.sleep(s.drain_delay_seconds)
         bound = s.grace_seconds + STOP_MARGIN_SECONDS
-        done = _returns_within(bound, lambda: self.server.stop(s.grace_seconds).wait())
+        started = time.monotonic()
+        while self._quiescing(started):
+            time.sleep(QUIESCE_POLL_SECONDS)
+        grace = self._close_connections(started)
+        done = _returns_within(bound, lambda: self.server.stop(grace).wait())
         if self.health_server is not None:
             health_server = self.health_server
             stopped = _returns_within(STOP_MARGIN_SECONDS, lambda: health_server.stop(0).wait())

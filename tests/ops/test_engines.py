@@ -372,6 +372,95 @@ def test_a_threads_stop_that_completes_says_so(monkeypatch: pytest.MonkeyPatch) 
     assert "referee_stopped" in events and "referee_stop_incomplete" not in events
 
 
+def _stop_lines_captured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both engines' stop lines to the logs captured now (``log_to_capture``)."""
+    from referee import server
+
+    log_to_capture(monkeypatch)
+    monkeypatch.setattr(server, "log", logs.get_logger("referee.server").bind())
+
+
+def test_a_stop_serves_on_until_no_call_is_in_flight(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop goes on serving while a call is in flight, and tells the connections to
+    go away (GOAWAY) only once none is: an answer written before the GOAWAY reaches even
+    a slow client whole (``test_sigterm_delivers_a_large_answer_whole_to_a_slow_client``).
+    Calls that come meanwhile are served."""
+    settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=TIMEOUT)
+    with captured_logs() as out:
+        _stop_lines_captured(monkeypatch)
+        server = InProcess(settings, engine=engine).start()
+        interceptor = server.server.interceptor
+
+        def events() -> list[str]:
+            return [x["event"] for x in log_lines(out)]
+
+        with grpc.insecure_channel(server.address) as ch, HeldCalls(ch) as held:
+            future = held.start()
+            wait_until(lambda: interceptor.calls_in_flight() == 1, "the held call")
+            stopping = threading.Thread(target=server.stop)
+            stopping.start()
+            wait_until(lambda: "referee_stopping" in events(), "the stop to begin")
+            assert stub(ch).NewGame(pb.NewGameRequest(config=CONFIG, seed=SEED), timeout=10)
+            assert "referee_closing_connections" not in events()
+            held.release()
+            assert future.result(TIMEOUT).games
+            stopping.join(TIMEOUT)
+        assert not stopping.is_alive()
+        logs.flush()
+    closing = [x for x in log_lines(out) if x["event"] == "referee_closing_connections"]
+    assert len(closing) == 1 and closing[0]["calls_in_flight"] == 0
+    assert closing[0]["waited_seconds"] < TIMEOUT / 2
+
+
+def test_a_stop_waits_for_calls_in_flight_half_its_grace_at_most(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that never ends does not hold a stop: after half the grace the
+    connections are told to go away, and the calls in flight get the other half."""
+    settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=1.0)
+    with captured_logs() as out:
+        _stop_lines_captured(monkeypatch)
+        server = InProcess(settings, engine=engine).start()
+        interceptor = server.server.interceptor
+        with grpc.insecure_channel(server.address) as ch, HeldCalls(ch) as held:
+            future = held.start()
+            wait_until(lambda: interceptor.calls_in_flight() == 1, "the held call")
+            server.stop()  # the held call is never released while the server runs
+            with contextlib.suppress(grpc.RpcError):
+                future.result(TIMEOUT)
+            assert future.done()
+        logs.flush()
+    closing = [x for x in log_lines(out) if x["event"] == "referee_closing_connections"]
+    assert len(closing) == 1 and closing[0]["calls_in_flight"] == 1
+    assert closing[0]["waited_seconds"] >= 0.5
+
+
+def test_calls_that_end_in_every_way_leave_no_call_in_flight(engine: str) -> None:
+    """Answered, refused, malformed, and cancelled by their client: every call leaves
+    the count a stop waits for (one left for ever would make every stop wait)."""
+    settings = ServerSettings(host="127.0.0.1", port=0, max_replay_actions=10)
+    with (
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+        HeldCalls(ch) as held,
+    ):
+        interceptor = server.server.interceptor
+        assert stub(ch).NewGame(pb.NewGameRequest(config=CONFIG, seed=SEED), timeout=10)
+        too_long = pb.ReplayRequest(config=CONFIG, seed=SEED, actions=[pb.Action()] * 11)
+        with pytest.raises(grpc.RpcError):
+            stub(ch).Replay(too_long, timeout=10)
+        garbage = ch.unary_unary("/referee.v1.RefereeService/NewGame")
+        with pytest.raises(grpc.RpcError) as e:
+            garbage(b"\xff\xff\xff", timeout=10)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        cancelled = held.start()
+        wait_until(lambda: interceptor.calls_in_flight() == 1, "the held call")
+        cancelled.cancel()
+        wait_until(lambda: interceptor.calls_in_flight() == 0, "every call to leave")
+
+
 def test_a_threads_server_stops_when_asked() -> None:
     """``request_stop`` (what a program embedding the server calls, as a signal would)
     ends ``run_until_signalled``, which then stops the server gracefully."""

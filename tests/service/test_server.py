@@ -22,6 +22,7 @@ from referee.v1 import referee_pb2 as pb
 
 from ..ops.helpers import Served
 from ..server_thread import ServerThread
+from .slow_http2 import SlowCall
 
 
 def test_health_serving(channel: grpc.Channel) -> None:
@@ -98,6 +99,44 @@ def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Serv
         assert reply.final_hash == first.state_hash
     assert server_process.proc.wait(timeout=60) == 0
     server_process.wait_for("referee_stopped")
+
+
+def test_sigterm_delivers_a_large_answer_whole_to_a_slow_client(server_process: Served) -> None:
+    """A call in flight at SIGTERM whose client reads its answer slowly (a small receive
+    buffer, a flow-control update as it reads) still gets all of it. gRPC closes a
+    connection once its last call has written its answer; the client's next update then
+    made the server's kernel reset the connection, and the tail of the answer, still in
+    the server's send buffer, was lost (``UNAVAILABLE``, "connection reset by peer").
+    A stop now serves on until no call is in flight, then sends GOAWAY."""
+    config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
+    seed = bytes(32)
+    port = port_of(server_process)
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+        first = referee_pb2_grpc.RefereeServiceStub(ch).NewGame(
+            pb.NewGameRequest(config=config, seed=seed)
+        )
+    s = first.state.earl_of_coventry
+    other = (s.turn + 1) % 4
+    card = card_list(s.seats[other].hand)[0]
+    bad = pb.Action(
+        actor=common_pb2.Actor(seat=other),
+        earl_of_coventry=eoc.EarlOfCoventryAction(
+            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
+        ),
+    )
+    # 3,000 rejected actions: a request within the first window, an answer of 300 KB.
+    request = pb.ReplayRequest(config=config, seed=seed, actions=[bad] * 3_000)
+    call = SlowCall(port, "/referee.v1.RefereeService/Replay", request.SerializeToString())
+    server_process.wait_for("rpc_start", method="Replay")
+    server_process.proc.send_signal(signal.SIGTERM)
+    answer = call.read_slowly()
+    assert answer.error is None and answer.ended and answer.message is not None
+    reply = pb.ReplayResponse.FromString(answer.message)
+    assert len(reply.steps) == 3_000 and reply.final_hash == first.state_hash
+    assert len(answer.message) > 200_000
+    assert server_process.proc.wait(timeout=60) == 0
+    closing = server_process.wait_for("referee_closing_connections")
+    assert closing["calls_in_flight"] == 0
 
 
 def test_cli_version_games_and_health(server_process: Served) -> None:
