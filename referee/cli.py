@@ -7,6 +7,7 @@ import faulthandler
 import math
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -581,8 +582,10 @@ def _serve(args: argparse.Namespace) -> int:
 
         logs.bind_process(worker=0)
         # A crash in a C extension (SIGSEGV and the like): every thread's Python stack
-        # on stderr before the process dies (with --workers N, the supervisor logs it).
+        # on stderr before the process dies; and on SIGUSR2 (an operator's kill -USR2),
+        # the same while it goes on serving. With --workers N, the supervisor logs them.
         faulthandler.enable(all_threads=True)
+        faulthandler.register(signal.SIGUSR2, all_threads=True, chain=False)
         run_worker(settings, metrics, 0, on_ready)
     except OSError as e:
         print(f"referee: cannot serve: {e}", file=sys.stderr)

@@ -22,11 +22,15 @@ The supervisor:
 - on SIGTERM or SIGINT, forwards SIGTERM to the workers, which drain (health
   NOT_SERVING, drain delay, in-flight calls finish within the grace), waits for
   them (SIGKILL after drain delay + grace + 5 s), stops the metrics process and
-  exits 0. A second signal kills the workers at once (exit 1).
+  exits 0. A second signal kills the workers at once (exit 1);
+- kills and replaces a worker silent for ``--worker-hang-seconds`` (no heartbeat),
+  after asking it for its Python stacks;
+- logs what a worker writes to its stacks pipe (``child_stacks``): its Python stacks
+  on SIGUSR2 (sent to the supervisor, it asks every worker) or on a fatal signal.
 
 The supervisor never creates a thread, an event loop or a gRPC object: it is a
-``selectors`` loop over a signal wake-up pipe and a readiness pipe the children
-write to. Children die with it (``PR_SET_PDEATHSIG``).
+``selectors`` loop over a signal wake-up pipe, a readiness pipe the children
+write to and the workers' stacks pipes. Children die with it (``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -62,7 +66,10 @@ HEARTBEAT_SECONDS = 1.0  # a worker's heartbeat line (with worker_hang_seconds >
 # pipe, by faulthandler) and SIGKILLed this long after.
 STACKS_SIGNAL = signal.SIGUSR2
 STACKS_SECONDS = 1.0
-STACKS_MAX_BYTES = 64 * 1024  # logged of a hung worker's stacks, at most
+STACKS_MAX_BYTES = 64 * 1024  # logged of a worker's stacks at a time, at most
+# Stacks are logged once their writer has been quiet this long (faulthandler writes a
+# dump line by line, from its signal handler, within milliseconds), or when it exits.
+STACKS_SETTLE_SECONDS = 0.1
 
 
 def available_cpus() -> int:
@@ -165,6 +172,9 @@ class _Child:
     signalled: bool = False
     seen: float = 0.0  # when its last line (readiness, heartbeat) was read
     stacks_r: int = -1  # the read end of its stacks pipe (a worker's)
+    stacks: bytes = b""  # read from it, not yet logged
+    stacks_truncated: bool = False
+    stacks_due: float | None = None  # when what was read is logged (quiet since)
     kill_at: float | None = None  # SIGKILL due (a hung worker, its stacks asked for)
 
     @property
@@ -229,7 +239,7 @@ class Supervisor:
             self.children.append(_Child("metrics", 0))
         self._watch_pipes()
         signal.set_wakeup_fd(self._sig_w, warn_on_full_buffer=False)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD, STACKS_SIGNAL):
             signal.signal(sig, _noop)
 
     def _watch_pipes(self) -> None:
@@ -255,7 +265,7 @@ class Supervisor:
 
     def _cleanup(self) -> None:
         signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD, STACKS_SIGNAL):
             signal.signal(sig, signal.SIG_DFL)
         for sock in self._holds:
             sock.close()
@@ -313,14 +323,18 @@ class Supervisor:
                 wait = max(0.0, hang - now)
                 timeout = wait if timeout is None else min(timeout, wait)
             for child in self.children:
-                if child.kill_at is not None:
-                    wait = max(0.0, child.kill_at - now)
-                    timeout = wait if timeout is None else min(timeout, wait)
+                for due in (child.kill_at, child.stacks_due):
+                    if due is not None:
+                        wait = max(0.0, due - now)
+                        timeout = wait if timeout is None else min(timeout, wait)
             for key, _ in self._sel.select(timeout):
                 if key.fileobj == self._sig_r:
                     self._read_signals()
                 elif key.fileobj == self._ready_r:
                     self._read_ready()
+                elif isinstance(key.data, _Child):
+                    self._read_stacks(key.data)
+            self._flush_stacks(time.monotonic())
             self._reap()
             self._kill_due(time.monotonic())
             if not self.stopping:
@@ -389,7 +403,7 @@ class Supervisor:
                 if c.stacks_r < 0:
                     self._signal(c, signal.SIGKILL)
                     continue
-                # Its stacks first (logged as child_stacks once it is reaped), then
+                # Its stacks first (logged as child_stacks as they come), then
                 # SIGKILL: a stuck process may not heed SIGTERM. faulthandler writes
                 # them from its C signal handler, so even a worker stuck holding the
                 # GIL does; a stopped one (SIGSTOP) writes nothing and is killed alike.
@@ -404,32 +418,65 @@ class Supervisor:
                 if c.pid:
                     self._signal(c, signal.SIGKILL)
 
-    def _log_stacks(self, child: _Child, pid: int) -> None:
-        """Close a dead worker's stacks pipe, logging what it wrote there
-        (``child_stacks``: Python's own traceback format, file names, lines and
-        function names only; never a variable's value)."""
-        fd, child.stacks_r = child.stacks_r, -1
-        if fd < 0:
-            return
-        data = b""
+    def _read_stacks(self, child: _Child) -> None:
+        """Read what a worker wrote to its stacks pipe (on STACKS_SIGNAL, or dying of
+        a fatal signal); logged once it has been quiet for STACKS_SETTLE_SECONDS
+        (:meth:`_flush_stacks`), or when it exits. At its end (the worker gone), the
+        pipe leaves the selector; :meth:`_log_stacks` closes it once it is reaped."""
+        fd = child.stacks_r
         try:
-            while len(data) < STACKS_MAX_BYTES:
-                chunk = os.read(fd, STACKS_MAX_BYTES - len(data))
+            while True:
+                chunk = os.read(fd, 65536)
                 if not chunk:
+                    self._sel.unregister(fd)
                     break
-                data += chunk
-        except OSError:  # BlockingIOError: a writer somewhere (none expected)
+                room = STACKS_MAX_BYTES - len(child.stacks)
+                child.stacks += chunk[:room]
+                child.stacks_truncated = child.stacks_truncated or len(chunk) > room
+        except BlockingIOError:
             pass
-        finally:
-            os.close(fd)
-        if data:
+        if child.stacks or child.stacks_truncated:
+            child.stacks_due = time.monotonic() + STACKS_SETTLE_SECONDS
+
+    def _flush_stacks(self, now: float) -> None:
+        """Log the stacks read that have settled."""
+        for c in self.children:
+            if c.stacks_due is not None and now >= c.stacks_due:
+                self._emit_stacks(c, c.pid)
+
+    def _emit_stacks(self, child: _Child, pid: int) -> None:
+        if child.stacks:
             log.error(
                 "child_stacks",
                 child=child.name,
                 child_pid=pid,
-                stacks=data.decode(errors="replace"),
-                truncated=len(data) >= STACKS_MAX_BYTES,
+                stacks=child.stacks.decode(errors="replace"),
+                truncated=child.stacks_truncated,
             )
+        child.stacks, child.stacks_truncated, child.stacks_due = b"", False, None
+
+    def _log_stacks(self, child: _Child, pid: int) -> None:
+        """Close a dead worker's stacks pipe, logging what it wrote there and was not
+        logged yet (``child_stacks``: Python's own traceback format, file names, lines
+        and function names only; never a variable's value)."""
+        fd = child.stacks_r
+        if fd < 0:
+            return
+        if fd in self._sel.get_map():
+            self._sel.unregister(fd)
+        try:
+            while len(child.stacks) < STACKS_MAX_BYTES:
+                chunk = os.read(fd, STACKS_MAX_BYTES - len(child.stacks))
+                if not chunk:
+                    break
+                child.stacks += chunk
+        except OSError:  # BlockingIOError: a writer somewhere (none expected)
+            pass
+        finally:
+            os.close(fd)
+            child.stacks_r = -1
+        child.stacks_truncated = child.stacks_truncated or len(child.stacks) >= STACKS_MAX_BYTES
+        self._emit_stacks(child, pid)
 
     def _signal(self, child: _Child, sig: int) -> None:
         child.signalled = True
@@ -444,6 +491,17 @@ class Supervisor:
         for number in data:
             if number in (signal.SIGTERM, signal.SIGINT):
                 self._begin_stop(signal.Signals(number).name)
+            elif number == STACKS_SIGNAL:
+                self._ask_stacks()
+
+    def _ask_stacks(self) -> None:
+        """STACKS_SIGNAL to the supervisor (an operator's ``kill -USR2``): every worker
+        is asked for its Python stacks, each logged as ``child_stacks``; nothing stops."""
+        asked = [c for c in self.children if c.kind == "worker" and c.pid and c.stacks_r >= 0]
+        log.info("supervisor_stacks_asked", workers=[c.name for c in asked])
+        for c in asked:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(c.pid, STACKS_SIGNAL)
 
     def _begin_stop(self, reason: str | None) -> None:
         if self.stopping:
@@ -558,6 +616,8 @@ class Supervisor:
             if stacks_w >= 0:
                 os.close(stacks_w)
                 os.set_blocking(child.stacks_r, False)
+                child.stacks, child.stacks_truncated, child.stacks_due = b"", False, None
+                self._sel.register(child.stacks_r, selectors.EVENT_READ, child)
             child.pid = pid
             child.started = time.monotonic()
             child.ready = False
@@ -579,7 +639,7 @@ class Supervisor:
         """In the forked child: drop the supervisor's state, then run."""
         _die_with_parent()
         signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD, STACKS_SIGNAL):
             signal.signal(sig, signal.SIG_DFL)
         if os.getppid() != self.pid:  # the supervisor died before the prctl
             raise SystemExit(1)
@@ -617,8 +677,9 @@ class Supervisor:
 
 def _register_stacks(fd: int) -> None:
     """Every thread's Python stack written to ``fd`` (the supervisor's stacks pipe,
-    logged as ``child_stacks`` once the worker is reaped): on STACKS_SIGNAL, after
-    which the worker goes on (the supervisor asks before it kills a hung worker), and
+    logged as ``child_stacks`` as it comes): on STACKS_SIGNAL, after which the worker
+    goes on (the supervisor asks before it kills a hung worker; an operator asks with
+    ``kill -USR2``, to the supervisor for every worker or to one worker), and
     on a fatal signal (SIGSEGV, SIGFPE, SIGABRT, SIGBUS, SIGILL: a crash in a C
     extension), after which it dies of it. Never blocking: a full pipe (signalled
     again and again) loses stacks, not the worker."""

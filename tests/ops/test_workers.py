@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import resource
+import selectors
 import signal
 import threading
 import time
@@ -816,26 +817,125 @@ def test_a_stopped_worker_is_found_hung_and_replaced(served: Callable[..., Serve
     assert server.terminate() == 0
 
 
+def list_games(ch: grpc.Channel) -> int:
+    stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+    return len(stub.ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games)
+
+
 def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     served: Callable[..., Served],
 ) -> None:
-    """End to end, the worker's side: STACKS_SIGNAL makes a real worker write every
-    thread's Python stack to its stacks pipe and go on serving (the signal does not
-    kill it); the supervisor logs them when the worker exits (here, a graceful stop)."""
+    """End to end: STACKS_SIGNAL makes a real worker write every thread's Python stack
+    to its stacks pipe and go on serving (the signal does not kill it); the supervisor
+    logs them as they come, while the worker runs, and not again when it exits."""
     server = served("--workers", "2", "--worker-hang-seconds", "30")
     server.wait_for("supervisor_ready")
     pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
     os.kill(pids[0], signal.SIGUSR2)
-    assert server.terminate() == 0
-    assert server.events("child_died") == []  # the signal killed nothing
-    (stacks,) = server.events("child_stacks")
+    stacks = server.wait_for("child_stacks")
     assert stacks["child"] == "worker 0" and stacks["child_pid"] == pids[0]
     assert stacks["truncated"] is False
     text = stacks["stacks"]
     assert "most recent call first" in text and 'File "' in text
     assert "referee/" in text  # a frame of the server's own code
+    with channel(server.wait_for("supervisor_started")["port"]) as ch:  # still serving
+        assert list_games(ch)
+    assert server.terminate() == 0
+    assert server.events("child_died") == []  # the signal killed nothing
+    assert len(server.events("child_stacks")) == 1
     exited = [e for e in server.events("child_exited") if e["child"] == "worker 0"]
     assert exited and exited[0]["exit_code"] == 0
+
+
+def test_the_signal_to_the_supervisor_logs_every_workers_stacks(
+    served: Callable[..., Served],
+) -> None:
+    """``kill -USR2`` to the supervisor (PID 1 in a container): every worker's stacks
+    are logged, and nothing stops or restarts."""
+    server = served("--workers", "2", "--worker-hang-seconds", "30")
+    server.wait_for("supervisor_ready")
+    pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    os.kill(server.proc.pid, signal.SIGUSR2)
+    asked = server.wait_for("supervisor_stacks_asked")
+    assert sorted(asked["workers"]) == ["worker 0", "worker 1"]
+    for worker in (0, 1):
+        stacks = server.wait_for("child_stacks", child=f"worker {worker}")
+        assert stacks["child_pid"] == pids[worker] and 'File "' in stacks["stacks"]
+    with channel(server.wait_for("supervisor_started")["port"]) as ch:
+        assert list_games(ch)
+    assert server.proc.poll() is None
+    assert server.terminate() == 0
+    assert server.events("child_died") == [] and server.events("child_started")[2:] == []
+
+
+def test_a_one_process_server_writes_its_stacks_on_the_signal_and_goes_on(
+    served: Callable[..., Served],
+) -> None:
+    """Without a supervisor (one process), SIGUSR2's stacks go to stderr, and the server
+    goes on serving (the signal's default action would have killed it)."""
+    server = served("--workers", "1")
+    serving = server.wait_for("referee_serving")
+    os.kill(server.proc.pid, signal.SIGUSR2)
+    wait_until(lambda: "most recent call first" in "".join(server.raw), "the stacks")
+    with channel(serving["port"]) as ch:
+        assert list_games(ch)
+    assert server.terminate() == 0
+
+
+def test_stacks_are_logged_once_their_writer_is_quiet_and_not_again_at_its_exit(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    """In-process: what a live worker writes to its stacks pipe is read as it comes
+    and logged once quiet for STACKS_SETTLE_SECONDS, with the worker's pid; what it
+    writes later is logged apart, at its exit at the latest; the pipe's end takes it
+    out of the loop's selector."""
+    sup, children, recorded = supervisor
+    all_ready(sup)
+    child = sup.children[0]
+    stacks_r, stacks_w = os.pipe()
+    os.set_blocking(stacks_r, False)
+    child.stacks_r = stacks_r
+    sup._sel.register(stacks_r, selectors.EVENT_READ, child)
+    first, second = b"Thread 0x1 (most recent call first):\n", b'  File "y.py", line 9 in f\n'
+    os.write(stacks_w, first)
+    sup._read_stacks(child)
+    assert child.stacks_due is not None
+    sup._flush_stacks(child.stacks_due - 0.01)  # not quiet long enough
+    assert recorded.events("child_stacks") == []
+    sup._flush_stacks(child.stacks_due)
+    assert recorded.events("child_stacks") == [
+        {"child": "worker 0", "child_pid": 1001, "stacks": first.decode(), "truncated": False}
+    ]
+    assert child.stacks == b"" and child.stacks_due is None
+    os.write(stacks_w, second)
+    os.close(stacks_w)  # the worker is gone
+    sup._read_stacks(child)
+    assert stacks_r not in sup._sel.get_map()  # its end: out of the selector
+    children.exit(1001, 0)
+    sup._reap()  # reaped before the second dump settled: logged now
+    events = recorded.events("child_stacks")
+    assert len(events) == 2 and events[1]["stacks"] == second.decode()
+    assert events[1]["child_pid"] == 1001 and child.stacks_r == -1
+
+
+def test_stacks_beyond_the_limit_are_cut_and_said_to_be(
+    supervisor: tuple[Supervisor, Children, Recorded],
+) -> None:
+    sup, _, recorded = supervisor
+    all_ready(sup)
+    child = sup.children[0]
+    stacks_r, stacks_w = os.pipe()
+    os.set_blocking(stacks_r, False)
+    os.set_blocking(stacks_w, False)
+    child.stacks_r = stacks_r
+    sup._sel.register(stacks_r, selectors.EVENT_READ, child)
+    for _ in range(3):  # more than the limit, in three writes read apart
+        os.write(stacks_w, b"x" * (workers_module.STACKS_MAX_BYTES // 2))
+        sup._read_stacks(child)
+    sup._flush_stacks(time.monotonic() + 1)
+    (event,) = recorded.events("child_stacks")
+    assert len(event["stacks"]) == workers_module.STACKS_MAX_BYTES and event["truncated"]
+    os.close(stacks_w)
 
 
 @pytest.fixture
