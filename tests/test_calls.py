@@ -238,16 +238,22 @@ def test_the_threaded_handler_ends_every_call_with_one_status(
 ) -> None:
     log = Recorder()
     book = Book(None, False, log)  # type: ignore[arg-type]
+    answering: list[Any] = []  # the contexts given to ``answering``, first thing
 
     def run(inner: Any, request: Any = "request", *, limit: int = 100, **kw: Any) -> Any:
-        handler = calls.threaded_handler(book, "ApplyAction", inner, limit, kw.pop("quiet", False))
+        quiet = kw.pop("quiet", False)
+        handler = calls.threaded_handler(book, "ApplyAction", inner, limit, quiet, answering.append)
         context = HandlerContext(**kw)
+        seen, given = len(lines), len(answering)
         try:
             return handler(request, context), context
         except Aborted:
             return None, context
         except RuntimeError as e:
             return e, context
+        finally:
+            # Every call, however it ends, gives its context to ``answering`` once.
+            assert answering[given:] == [context] and len(lines) == seen + 1
 
     def bug(request: Any, context: Any) -> Any:
         raise RuntimeError("a bug")
