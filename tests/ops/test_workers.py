@@ -727,12 +727,13 @@ def test_a_hung_worker_is_asked_for_its_stacks_then_killed_and_they_are_logged(
 
 
 def test_the_loop_wakes_up_for_a_hung_workers_kill(
-    supervisor: tuple[Supervisor, Children, Recorded],
+    supervisor: tuple[Supervisor, Children, Recorded], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The supervisor's own loop: a worker silent past the hang time is asked for its
     stacks, then killed on time although nothing else wakes the loop; once reaped (its
     pipe empty: a stopped worker writes nothing), it is restarted, no child_stacks."""
     sup, children, recorded = supervisor
+    monkeypatch.setattr(workers_module, "STACKS_SECONDS", 0.05)  # no second spent waiting
     all_ready(sup)
     sup.settings = dataclasses.replace(sup.settings, worker_hang_seconds=3)
     stacks_r, stacks_w = os.pipe()
