@@ -139,6 +139,8 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             self.unanswered -= 1
 
     def calls_in_flight(self) -> int:
+        """Zero when no call is in flight; a call whose handler is running counts twice
+        (admitted, and unanswered), so above zero this is an upper bound."""
         return self.in_flight + self.unanswered
 
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
