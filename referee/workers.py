@@ -174,7 +174,8 @@ class _Child:
     stacks_r: int = -1  # the read end of its stacks pipe (a worker's)
     stacks: bytes = b""  # read from it, not yet logged
     stacks_truncated: bool = False
-    stacks_due: float | None = None  # when what was read is logged (quiet since)
+    stacks_due: float | None = None  # when what was read is logged
+    stacks_since: float = 0.0  # when the first of it was read
     kill_at: float | None = None  # SIGKILL due (a hung worker, its stacks asked for)
 
     @property
@@ -436,7 +437,12 @@ class Supervisor:
         except BlockingIOError:
             pass
         if child.stacks or child.stacks_truncated:
-            child.stacks_due = time.monotonic() + STACKS_SETTLE_SECONDS
+            # Quiet for STACKS_SETTLE_SECONDS, or STACKS_SECONDS after the first bytes
+            # whatever comes (a worker signalled again and again).
+            now = time.monotonic()
+            if child.stacks_due is None:
+                child.stacks_since = now
+            child.stacks_due = min(now + STACKS_SETTLE_SECONDS, child.stacks_since + STACKS_SECONDS)
 
     def _flush_stacks(self, now: float) -> None:
         """Log the stacks read that have settled."""

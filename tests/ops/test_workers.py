@@ -919,6 +919,31 @@ def test_stacks_are_logged_once_their_writer_is_quiet_and_not_again_at_its_exit(
     assert events[1]["child_pid"] == 1001 and child.stacks_r == -1
 
 
+def test_stacks_that_keep_coming_are_logged_a_second_after_the_first(
+    supervisor: tuple[Supervisor, Children, Recorded], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker writing again and again never looks quiet: what it wrote is logged
+    STACKS_SECONDS after the first bytes all the same."""
+    sup, _, recorded = supervisor
+    clock = [1000.0]
+    monkeypatch.setattr(workers_module.time, "monotonic", lambda: clock[0])
+    child = sup.children[0]
+    stacks_r, stacks_w = os.pipe()
+    os.set_blocking(stacks_r, False)
+    child.stacks_r = stacks_r
+    sup._sel.register(stacks_r, selectors.EVENT_READ, child)
+    for i in range(30):  # every 50 ms, for 1.5 s
+        clock[0] = 1000.0 + i * 0.05
+        os.write(stacks_w, b"line\n")
+        sup._read_stacks(child)
+        sup._flush_stacks(clock[0])
+    # Logged 1 s after the first line (21 lines by then), not never; the next 9 wait
+    # for their own second.
+    (event,) = recorded.events("child_stacks")
+    assert event["stacks"] == "line\n" * 21 and child.stacks == b"line\n" * 9
+    os.close(stacks_w)
+
+
 def test_stacks_beyond_the_limit_are_cut_and_said_to_be(
     supervisor: tuple[Supervisor, Children, Recorded],
 ) -> None:
