@@ -227,7 +227,8 @@ class CallBook:
     def calls_in_flight(self) -> int:
         """Calls of the service not yet answered in full: on grpc.aio a call's task
         ends once its answer and status have been written to the connection, not
-        before (the threads engine counts more: ``ThreadCallInterceptor``)."""
+        before; on the threads engine gRPC's termination callback says so
+        (``ThreadCallInterceptor._answering``)."""
         return self.in_flight
 
     def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:

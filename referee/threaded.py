@@ -64,12 +64,16 @@ STOP_MARGIN_SECONDS = 5.0
 # Set in a call's own context by the interceptor when it admits the call (counted in
 # flight): grpc's threaded server runs the interceptor, then the call, in that context.
 _ADMITTED: ContextVar[bool] = ContextVar("referee_admitted", default=False)
+# Set in the same context when the admitted call's handler starts: the call then leaves
+# once gRPC has written its answer (its termination callbacks), not when its task ends.
+_HANDLED: ContextVar[bool] = ContextVar("referee_handled", default=False)
 
 
 class _CallPool(futures.ThreadPoolExecutor):
-    """The handler threads. A call admitted by the interceptor is in flight until its
-    task here ends, however it ends (answered, refused, or its client gone before its
-    request came, when the handler never runs).
+    """The handler threads. A call admitted by the interceptor is in flight until gRPC
+    has written its answer and status (``ThreadCallInterceptor._answering``), or, if
+    its handler never runs (its client gone before its request came), until its task
+    here ends.
 
     grpc's threaded server submits each call here as ``call_context.run(...)``, in the
     context the interceptor ran in: a submission whose context says the call was
@@ -83,7 +87,13 @@ class _CallPool(futures.ThreadPoolExecutor):
         future = super().submit(fn, *args, **kwargs)
         context = getattr(fn, "__self__", None)
         if isinstance(context, Context) and context.get(_ADMITTED, False):
-            future.add_done_callback(self._leave)
+            leave = self._leave
+
+            def ended(done: object) -> None:
+                if not context.get(_HANDLED, False):  # else gRPC's callback leaves
+                    leave(done)
+
+            future.add_done_callback(ended)
         return future
 
 
@@ -100,7 +110,6 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
     ) -> None:
         super().__init__(metrics, auth, max_concurrent, max_response_bytes)
         self.pool = _CallPool(threads, self._leave)
-        self.unanswered = 0  # calls whose handler has started, not yet answered in full
 
     def intercept_service(
         self,
@@ -126,22 +135,16 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         )
 
     def _answering(self, context: Any) -> None:
-        """A call's handler starts: the call is unanswered until gRPC has written its
-        answer and status, when it runs the call's termination callbacks (its task in
-        the pool ends earlier, once the answer is handed to gRPC)."""
-        with self._lock:
-            self.unanswered += 1
-        if not context.add_callback(self._answered):  # the call has ended already
-            self._answered()
-
-    def _answered(self) -> None:
-        with self._lock:
-            self.unanswered -= 1
-
-    def calls_in_flight(self) -> int:
-        """Zero when no call is in flight; a call whose handler is running counts twice
-        (admitted, and unanswered), so above zero this is an upper bound."""
-        return self.in_flight + self.unanswered
+        """An admitted call's handler starts (in the call's context): the call stays
+        in flight until gRPC has written its answer and status, when it runs the
+        call's termination callbacks. Its task in the pool ends earlier, once the
+        answer is handed to gRPC: a stop that counted only that would close the
+        connection under an answer still being written (``ServerBase._quiescing``)."""
+        if not _ADMITTED.get():
+            return
+        _HANDLED.set(True)
+        if not context.add_callback(self._leave):  # the call has ended already
+            self._leave()
 
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
         """grpcio's own streaming services on the threaded server (health Watch, which
