@@ -127,7 +127,7 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
 
     def _track(self) -> None:
-        _ADMITTED.set(True)  # in the call's context: its task in the pool calls _leave
+        _ADMITTED.set(True)  # in the call's context: its pool task or gRPC calls _leave
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
         return threaded_handler(
