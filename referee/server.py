@@ -188,7 +188,9 @@ class CallBook:
         self._auth = auth
         self._max = max_concurrent
         self._lock = threading.Lock()  # the threads engine ends calls in several threads
-        # Calls of the service in flight (health and reflection are not counted): for
+        # Calls of the service in flight (health and reflection are not counted), each
+        # until its answer and status are written to the connection (grpc.aio: its
+        # task ends then; threads: gRPC's termination callback, ``_answering``): for
         # the limit, the metric, and a graceful stop, which waits for none to be left.
         self.in_flight = 0
 
@@ -223,13 +225,6 @@ class CallBook:
     def _track(self) -> None:
         """Have ``_leave`` called when the admitted call ends, however it ends."""
         raise NotImplementedError
-
-    def calls_in_flight(self) -> int:
-        """Calls of the service not yet answered in full: on grpc.aio a call's task
-        ends once its answer and status have been written to the connection, not
-        before; on the threads engine gRPC's termination callback says so
-        (``ThreadCallInterceptor._answering``)."""
-        return self.in_flight
 
     def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
         if handler is None:
@@ -549,7 +544,7 @@ class ServerBase:
         """Whether a stop goes on serving before it closes the connections: while a
         call is in flight, for at most half the grace (:meth:`_close_connections`)."""
         return (
-            self.interceptor.calls_in_flight() > 0
+            self.interceptor.in_flight > 0
             and time.monotonic() - started < self.settings.grace_seconds / 2
         )
 
@@ -569,7 +564,7 @@ class ServerBase:
         waited = time.monotonic() - started
         log.info(
             "referee_closing_connections",
-            calls_in_flight=self.interceptor.calls_in_flight(),
+            calls_in_flight=self.interceptor.in_flight,
             waited_seconds=round(waited, 3),
         )
         return max(self.settings.grace_seconds - waited, 0.0)

@@ -429,7 +429,8 @@ class Supervisor:
             while True:
                 chunk = os.read(fd, 65536)
                 if not chunk:
-                    self._sel.unregister(fd)
+                    if fd in self._sel.get_map():
+                        self._sel.unregister(fd)
                     break
                 room = STACKS_MAX_BYTES - len(child.stacks)
                 child.stacks += chunk[:room]
@@ -468,20 +469,13 @@ class Supervisor:
         fd = child.stacks_r
         if fd < 0:
             return
-        if fd in self._sel.get_map():
-            self._sel.unregister(fd)
         try:
-            while len(child.stacks) < STACKS_MAX_BYTES:
-                chunk = os.read(fd, STACKS_MAX_BYTES - len(child.stacks))
-                if not chunk:
-                    break
-                child.stacks += chunk
-        except OSError:  # BlockingIOError: a writer somewhere (none expected)
-            pass
+            self._read_stacks(child)  # what is left, to the pipe's end
         finally:
+            if fd in self._sel.get_map():  # a writer somewhere (none expected)
+                self._sel.unregister(fd)
             os.close(fd)
             child.stacks_r = -1
-        child.stacks_truncated = child.stacks_truncated or len(child.stacks) >= STACKS_MAX_BYTES
         self._emit_stacks(child, pid)
 
     def _signal(self, child: _Child, sig: int) -> None:
@@ -622,7 +616,6 @@ class Supervisor:
             if stacks_w >= 0:
                 os.close(stacks_w)
                 os.set_blocking(child.stacks_r, False)
-                child.stacks, child.stacks_truncated, child.stacks_due = b"", False, None
                 self._sel.register(child.stacks_r, selectors.EVENT_READ, child)
             child.pid = pid
             child.started = time.monotonic()

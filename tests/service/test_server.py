@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -73,25 +74,29 @@ def port_of(served: Served) -> int:
     return int(served.wait_for("referee_serving")["port"])
 
 
-def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Served) -> None:
+def rejected_replay(stub: Any, actions: int) -> tuple[pb.NewGameResponse, pb.ReplayRequest]:
+    """A new Earl of Coventry game, and a Replay of ``actions`` plays by a seat that is
+    not on turn (each rejected, so its answer grows with them and the state does not)."""
     config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
-    # A long Replay: 20,000 actions by a seat that is not on turn (each rejected).
     seed = bytes(32)
+    first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
+    s = first.state.earl_of_coventry
+    other = (s.turn + 1) % 4
+    card = card_list(s.seats[other].hand)[0]
+    bad = pb.Action(
+        actor=common_pb2.Actor(seat=other),
+        earl_of_coventry=eoc.EarlOfCoventryAction(
+            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
+        ),
+    )
+    return first, pb.ReplayRequest(config=config, seed=seed, actions=[bad] * actions)
+
+
+def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Served) -> None:
     with grpc.insecure_channel(f"127.0.0.1:{port_of(server_process)}") as ch:
         stub = referee_pb2_grpc.RefereeServiceStub(ch)
-        first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
-        s = first.state.earl_of_coventry
-        other = (s.turn + 1) % 4
-        card = card_list(s.seats[other].hand)[0]
-        bad = pb.Action(
-            actor=common_pb2.Actor(seat=other),
-            earl_of_coventry=eoc.EarlOfCoventryAction(
-                play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
-            ),
-        )
-        future = stub.Replay.future(
-            pb.ReplayRequest(config=config, seed=seed, actions=[bad] * 20_000)
-        )
+        first, request = rejected_replay(stub, 20_000)  # a long Replay
+        future = stub.Replay.future(request)
         server_process.wait_for("rpc_start", method="Replay")
         server_process.proc.send_signal(signal.SIGTERM)
         reply = future.result(timeout=60)
@@ -108,24 +113,10 @@ def test_sigterm_delivers_a_large_answer_whole_to_a_slow_client(server_process: 
     made the server's kernel reset the connection, and the tail of the answer, still in
     the server's send buffer, was lost (``UNAVAILABLE``, "connection reset by peer").
     A stop now serves on until no call is in flight, then sends GOAWAY."""
-    config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
-    seed = bytes(32)
     port = port_of(server_process)
     with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-        first = referee_pb2_grpc.RefereeServiceStub(ch).NewGame(
-            pb.NewGameRequest(config=config, seed=seed)
-        )
-    s = first.state.earl_of_coventry
-    other = (s.turn + 1) % 4
-    card = card_list(s.seats[other].hand)[0]
-    bad = pb.Action(
-        actor=common_pb2.Actor(seat=other),
-        earl_of_coventry=eoc.EarlOfCoventryAction(
-            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
-        ),
-    )
-    # 3,000 rejected actions: a request within the first window, an answer of 300 KB.
-    request = pb.ReplayRequest(config=config, seed=seed, actions=[bad] * 3_000)
+        # 3,000 actions: a request within the first window, an answer of 300 KB.
+        first, request = rejected_replay(referee_pb2_grpc.RefereeServiceStub(ch), 3_000)
     call = SlowCall(port, "/referee.v1.RefereeService/Replay", request.SerializeToString())
     server_process.wait_for("rpc_start", method="Replay")
     server_process.proc.send_signal(signal.SIGTERM)
