@@ -562,12 +562,14 @@ class ServerBase:
         client has acknowledged it, which it does after reading everything before
         it. So the stop waits until no call is in flight, at most half the grace."""
         waited = time.monotonic() - started
+        left = max(self.settings.grace_seconds - waited, 0.0)
         log.info(
             "referee_closing_connections",
             calls_in_flight=self.interceptor.in_flight,
             waited_seconds=round(waited, 3),
+            grace_left_seconds=round(left, 3),
         )
-        return max(self.settings.grace_seconds - waited, 0.0)
+        return left
 
 
 class RefereeServer(ServerBase):

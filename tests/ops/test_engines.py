@@ -26,6 +26,7 @@ from referee.server import DEFAULT_THREADS, ENGINE_CHOICES, ENGINES, ServerSetti
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
+from ..service.slow_http2 import SlowCall
 from .helpers import (
     CONFIG,
     SEED,
@@ -35,6 +36,7 @@ from .helpers import (
     Served,
     captured_logs,
     log_lines,
+    rejected_replay,
     wait_until,
 )
 
@@ -424,6 +426,15 @@ def test_a_stop_waits_for_calls_in_flight_half_its_grace_at_most(
         _stop_lines_captured(monkeypatch)
         server = InProcess(settings, engine=engine).start()
         interceptor = server.server.interceptor
+        graces: list[float] = []  # what gRPC's own stop is given
+        grpc_server = server.server.server
+        grpc_stop = grpc_server.stop
+
+        def stop_recorded(grace: float) -> Any:
+            graces.append(grace)
+            return grpc_stop(grace)
+
+        monkeypatch.setattr(grpc_server, "stop", stop_recorded)
         with grpc.insecure_channel(server.address) as ch, HeldCalls(ch) as held:
             future = held.start()
             wait_until(lambda: interceptor.in_flight == 1, "the held call")
@@ -435,6 +446,9 @@ def test_a_stop_waits_for_calls_in_flight_half_its_grace_at_most(
     closing = [x for x in log_lines(out) if x["event"] == "referee_closing_connections"]
     assert len(closing) == 1 and closing[0]["calls_in_flight"] == 1
     assert closing[0]["waited_seconds"] >= 0.5
+    # The calls in flight get what is left of the grace, not a grace of their own.
+    assert graces == [pytest.approx(closing[0]["grace_left_seconds"], abs=0.001)]
+    assert closing[0]["waited_seconds"] + graces[0] == pytest.approx(1.0, abs=0.002)
 
 
 def test_calls_that_end_in_every_way_leave_no_call_in_flight(engine: str) -> None:
@@ -452,7 +466,37 @@ def test_calls_that_end_in_every_way_leave_no_call_in_flight(engine: str) -> Non
         with pytest.raises(grpc.RpcError) as e:
             garbage(b"\xff\xff\xff", timeout=10)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        # Health checks are not counted: they must not leave a count they never entered.
+        health = health_pb2_grpc.HealthStub(ch)  # type: ignore[no-untyped-call]
+        for _ in range(3):
+            health.Check(health_pb2.HealthCheckRequest(), timeout=10)
         wait_until(lambda: interceptor.in_flight == 0, "every call to leave")
+        assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+        wait_until(lambda: interceptor.in_flight == 0, "the last call to leave")
+
+
+def test_a_call_is_in_flight_until_its_answer_is_written(engine: str) -> None:
+    """A call leaves the count a stop waits for once gRPC has written its whole answer,
+    not when its handler returns (``ServerBase._close_connections`` says why). Here the
+    client reads nothing, so a 300 KB answer cannot go past its first flow-control
+    window. With one handler thread, another call answered means the first call's
+    handler has returned (the threads engine; grpc.aio serves both at once)."""
+    settings = ServerSettings(host="127.0.0.1", port=0, threads=1)
+    with InProcess(settings, engine=engine) as server, grpc.insecure_channel(server.address) as ch:
+        interceptor = server.server.interceptor
+        first, request = rejected_replay(stub(ch), 3_000)
+        wait_until(lambda: interceptor.in_flight == 0, "NewGame to leave")
+        path = "/referee.v1.RefereeService/Replay"
+        call = SlowCall(server.port, path, request.SerializeToString())
+        wait_until(lambda: interceptor.in_flight == 1, "the Replay")
+        assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games
+        wait_until(lambda: interceptor.in_flight <= 1, "ListGames to leave")
+        assert interceptor.in_flight == 1  # the Replay: its answer is not written yet
+        answer = call.read_slowly(pause_seconds=0)
+        assert answer.error is None and answer.ended and answer.message is not None
+        reply = pb.ReplayResponse.FromString(answer.message)
+        assert len(reply.steps) == 3_000 and reply.final_hash == first.state_hash
+        wait_until(lambda: interceptor.in_flight == 0, "the Replay to leave")
 
 
 def test_a_threads_server_stops_when_asked() -> None:

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import grpc
 import pytest
@@ -16,12 +15,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from referee.cards import card_list
-from referee.v1 import common_pb2, referee_pb2_grpc
-from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
 
-from ..ops.helpers import Served
+from ..ops.helpers import Served, rejected_replay
 from ..server_thread import ServerThread
 from .slow_http2 import SlowCall
 
@@ -72,24 +69,6 @@ def server_process() -> Iterator[Served]:
 
 def port_of(served: Served) -> int:
     return int(served.wait_for("referee_serving")["port"])
-
-
-def rejected_replay(stub: Any, actions: int) -> tuple[pb.NewGameResponse, pb.ReplayRequest]:
-    """A new Earl of Coventry game, and a Replay of ``actions`` plays by a seat that is
-    not on turn (each rejected, so its answer grows with them and the state does not)."""
-    config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
-    seed = bytes(32)
-    first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
-    s = first.state.earl_of_coventry
-    other = (s.turn + 1) % 4
-    card = card_list(s.seats[other].hand)[0]
-    bad = pb.Action(
-        actor=common_pb2.Actor(seat=other),
-        earl_of_coventry=eoc.EarlOfCoventryAction(
-            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
-        ),
-    )
-    return first, pb.ReplayRequest(config=config, seed=seed, actions=[bad] * actions)
 
 
 def test_sigterm_lets_the_call_in_flight_finish_and_exits_0(server_process: Served) -> None:
