@@ -297,6 +297,9 @@ def test_require_sealed_games_are_played_with_credentials(strict_server: ServerT
         played = run_game(c, config("earl_of_coventry", seats=4), bot_for=EagerBot, out=out)
         assert played.game.sealed and played.game.finished, out.getvalue()
         assert "matches the commitment" in out.getvalue()
+        # Écarté has no table actions: asked of the table as of every seat (D-15).
+        ecarte = run_game(c, config("ecarte"), bot_for=EagerBot, out=out)
+        assert ecarte.game.sealed and ecarte.game.finished, out.getvalue()
 
         started = c.new_game(config("earl_of_coventry", seats=3))
         game = started.game

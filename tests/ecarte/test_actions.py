@@ -146,8 +146,19 @@ def test_malformed_actions_are_request_errors() -> None:
         assert e.value.violations[0].field == field, action
     with pytest.raises(InvalidInput):
         RULES.legal_actions(s, seat(2))
-    with pytest.raises(InvalidInput):
-        RULES.legal_actions(s, TABLE_ACTOR)
+
+
+def test_D_15_the_table_has_no_action_and_may_ask() -> None:
+    """D-15: an action by the table is malformed (``INVALID_ARGUMENT``), but asked what
+    it may do, the table is answered: nothing. A client that asks the
+    table and every seat (as the clients do of a server requiring sealed states) works
+    for Écarté as for Earl of Coventry."""
+    s = build(E_HAND, D_HAND, "7C")
+    with pytest.raises(InvalidInput) as e:
+        RULES.apply(s, EcarteAction(TABLE_ACTOR, ActionKind.PROPOSE))
+    assert e.value.violations[0].field == "actor"
+    assert RULES.legal_actions(s, TABLE_ACTOR) == []
+    assert RULES.legal_actions(s, seat(s.turn)) != []
 
 
 def test_rejection_returns_the_very_input_state() -> None:

@@ -58,6 +58,14 @@ func TestRequireSealedCredentialsOnEveryActor(t *testing.T) {
 	if !played.Game.Finished() || !played.Game.Sealed() {
 		t.Fatal("not finished, or not sealed")
 	}
+	// Écarté has no table actions: asked of the table as of every seat (D-15).
+	ecarte, err := PlayGame(ctx, c, config(t, "ecarte", ""), PlayOptions{BotSeed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ecarte.Game.Finished() || !ecarte.Game.Sealed() {
+		t.Fatal("Écarté: not finished, or not sealed")
+	}
 	started, err := c.NewGame(ctx, config(t, "earl_of_coventry", `{"seats": 3}`), NewGameOptions{})
 	if err != nil {
 		t.Fatal(err)

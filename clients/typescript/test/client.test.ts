@@ -217,6 +217,9 @@ test("a server that requires sealed states: credentials on every actor", async (
   const client = new RefereeClient(strictAddress());
   const played = await playGame(client, gameConfig("earl_of_coventry", { seats: 4 }), { botSeed: 2 });
   assert.ok(played.game.scoreboard.finished && played.game.sealedState.length > 0);
+  // Écarté has no table actions: asked of the table as of every seat (D-15).
+  const ecarte = await playGame(client, gameConfig("ecarte"), { botSeed: 2 });
+  assert.ok(ecarte.game.scoreboard.finished && ecarte.game.sealedState.length > 0);
   const { game } = await client.newGame(gameConfig("earl_of_coventry", { seats: 3 }));
   const [action] = await client.legalActions(game);
   assert.ok(action?.actor?.kind.case === "seat");

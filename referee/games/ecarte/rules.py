@@ -548,6 +548,8 @@ class EcarteRules:
                 out.append(plays[low.bit_length() - 1])
                 m ^= low
             return out
+        if actor is not None and actor.kind is ActorKind.TABLE:
+            return []  # D-15: the table never has an action in Écarté
         if state.phase is Phase.MATCH_OVER:
             if actor is not None:
                 self._check_actor(state, actor)
