@@ -28,11 +28,17 @@ def lines(text: str) -> list[str]:
 
 
 def assert_in_file(snippet: str, path: str) -> None:
-    """The snippet, with its literal address as the variable ``address``, is in the file."""
+    """The snippet, with its literal address as the variable ``address``, is in the file:
+    its imports in order, then its code as one run of lines (the file defines
+    ``address`` between the two)."""
     want = lines(snippet.replace('"localhost:50051"', "address"))
     have = lines((CLIENTS / path).read_text(encoding="utf-8"))
-    starts = [i for i, line in enumerate(have) if line == want[0]]
-    assert any(have[i : i + len(want)] == want for i in starts), f"README snippet not in {path}"
+    imports = [line for line in want if line.startswith("import ")]
+    code = want[len(imports) :]
+    assert want[: len(imports)] == imports, f"the README snippet's imports come first ({path})"
+    assert all(line in have for line in imports), f"README snippet's imports not in {path}"
+    starts = [i for i, line in enumerate(have) if line == code[0]]
+    assert any(have[i : i + len(code)] == code for i in starts), f"README snippet not in {path}"
 
 
 def test_python_quickstart_runs(server: ServerThread) -> None:
