@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import _async as reflection_aio
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from referee import __version__, build
 from referee.auth import TokenSet
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
 
 SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].full_name
 HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+# Server reflection's stable name; grpcio-reflection serves only v1alpha (same messages).
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_PORT = 50051
 ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
@@ -56,6 +59,28 @@ DEFAULT_THREADS = 8
 QUIESCE_POLL_SECONDS = 0.005
 
 log = get_logger("referee.server")
+
+
+def enable_reflection(server: Any) -> None:
+    """Server reflection, as ``grpc.reflection.v1alpha.ServerReflection`` (what
+    grpcio-reflection serves) and as ``grpc.reflection.v1.ServerReflection`` (what newer
+    tools ask first): v1 is v1alpha's protocol under another package name, the same
+    messages field for field, so one servicer answers both. Only v1alpha is listed:
+    this process has no descriptor of v1 to describe it with."""
+    names = (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME)
+    if isinstance(server, grpc.aio.Server):
+        servicer: Any = reflection_aio.ReflectionServicer(names)
+    else:
+        servicer = reflection.ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    info = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info}),)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -608,9 +633,7 @@ class RefereeServer(ServerBase):
             self.servicer, self.server
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), self.server
-        )
+        enable_reflection(self.server)
         self.health_server: grpc.aio.Server | None = None
         if settings.health_port is not None:
             self.health_server = grpc.aio.server(options=self._health_options())

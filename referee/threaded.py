@@ -31,18 +31,17 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from referee import logs
 from referee.calls import Malformed, malformed, threaded_handler, tolerant
 from referee.server import (
     _REFUSALS,
-    HEALTH_SERVICE_NAME,
     QUIESCE_POLL_SECONDS,
     SERVICE_NAME,
     CallBook,
     ServerBase,
     ServerSettings,
+    enable_reflection,
     log,
     tune_gc,
 )
@@ -313,9 +312,7 @@ class ThreadedRefereeServer(ServerBase):
             self.servicer, self.server
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), self.server
-        )
+        enable_reflection(self.server)
         self.health_server: grpc.Server | None = None
         if settings.health_port is not None:
             self.health_server = grpc.server(

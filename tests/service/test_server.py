@@ -38,6 +38,32 @@ def test_reflection_lists_and_describes_the_service(channel: grpc.Channel) -> No
     assert file.name == "referee/v1/referee.proto"
 
 
+@pytest.mark.parametrize("version", ["v1alpha", "v1"])
+def test_reflection_is_served_as_v1_and_v1alpha(channel: grpc.Channel, version: str) -> None:
+    """Newer tools ask ``grpc.reflection.v1`` first, older ones only know v1alpha
+    (grpcio-reflection's): the same messages under two names, both answered."""
+    from google.protobuf import descriptor_pb2
+    from grpc_reflection.v1alpha import reflection_pb2 as r
+
+    info = channel.stream_stream(
+        f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+        request_serializer=r.ServerReflectionRequest.SerializeToString,
+        response_deserializer=r.ServerReflectionResponse.FromString,
+    )
+    asked = [
+        r.ServerReflectionRequest(list_services=""),
+        r.ServerReflectionRequest(file_containing_symbol="referee.v1.RefereeService"),
+        r.ServerReflectionRequest(file_containing_symbol="no.such.Service"),
+    ]
+    listed, described, unknown = list(info(iter(asked), timeout=10))
+    services = {s.name for s in listed.list_services_response.service}
+    assert {"referee.v1.RefereeService", "grpc.health.v1.Health"} <= services
+    files = described.file_descriptor_response.file_descriptor_proto
+    names = {descriptor_pb2.FileDescriptorProto.FromString(f).name for f in files}
+    assert "referee/v1/referee.proto" in names
+    assert unknown.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
+
+
 def test_health_goes_not_serving_on_stop(capsys: pytest.CaptureFixture[str]) -> None:
     """Seen by a health client and by ``referee health``, which exits 1 on NOT_SERVING
     (a probe's failure) as when the server cannot be reached."""
