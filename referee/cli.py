@@ -98,6 +98,28 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
+class _Given(argparse._StoreAction):
+    """A setting's flag that records, when given, that it was (``_named``)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.given_flags = {*getattr(namespace, "given_flags", ()), self.option_strings[0]}
+
+
+def _named(args: argparse.Namespace, flag: str, env: str) -> str:
+    """What set a setting, to name in a message: its flag when given (flags win), else
+    its variable when set, else the flag (its default)."""
+    if flag not in getattr(args, "given_flags", ()) and ENV_PREFIX + env in os.environ:
+        return ENV_PREFIX + env
+    return flag
+
+
 def _add_setting(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     flag: str,
@@ -119,6 +141,7 @@ def _add_setting(
     extra: dict[str, Any] = {} if alone is None else {"nargs": "?", "const": alone}
     parser.add_argument(
         flag,
+        action=_Given,
         type=parse,
         default=value,
         help=f"{help_text} (env {ENV_PREFIX}{env}; default {default or 'none'})",
@@ -320,26 +343,34 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     def fail(message: str) -> None:
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
+    def named(flag: str) -> str:  # "--tls-cert", or "REFEREE_TLS_CERT" when it set it
+        return _named(args, flag, flag[2:].upper().replace("-", "_"))
+
     tls = None
     if (args.tls_cert is None) != (args.tls_key is None):
-        fail("--tls-cert and --tls-key (REFEREE_TLS_CERT, REFEREE_TLS_KEY) go together")
+        fail(f"{named('--tls-cert')} and {named('--tls-key')} go together")
     if args.tls_client_ca is not None and args.tls_cert is None:
-        fail("--tls-client-ca (mutual TLS) needs --tls-cert and --tls-key")
+        fail(f"{named('--tls-client-ca')} (mutual TLS) needs --tls-cert and --tls-key")
     if args.tls_cert is not None:
         tls = TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca)
         try:
             tls.check()
         except TlsError as e:
             fail(str(e))
+    variable = named("--auth-tokens")
     try:
-        auth = TokenSet.load(args.auth_tokens_file, args.auth_tokens or "", args.auth_exempt)
+        auth = TokenSet.load(
+            args.auth_tokens_file, args.auth_tokens or "", args.auth_exempt, variable
+        )
     except TokenError as e:
-        fail(f"authentication tokens: {e}")
-    ports = [("--port", args.host, args.port)]
+        # The variable's errors start with its name; the file's name the file.
+        source = "" if str(e).startswith(variable) else f"{named('--auth-tokens-file')}: "
+        fail(f"authentication tokens: {source}{e}")
+    ports = [(named("--port"), args.host, args.port)]
     if args.health_port is not None:
-        ports.append(("--health-port", args.health_host, args.health_port))
+        ports.append((named("--health-port"), args.health_host, args.health_port))
     if args.metrics_port is not None:
-        ports.append(("--metrics-port", args.metrics_host, args.metrics_port))
+        ports.append((named("--metrics-port"), args.metrics_host, args.metrics_port))
     for i, (flag, _, number) in enumerate(ports):
         for other, _, other_number in ports[:i]:
             if number and number == other_number:
@@ -348,11 +379,15 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         import socket
 
         if not hasattr(socket, "SO_REUSEPORT"):
-            fail("--workers above 1 needs SO_REUSEPORT (Linux); use --workers 1")
+            fail(f"{named('--workers')} above 1 needs SO_REUSEPORT (Linux); use --workers 1")
     if 0 < args.worker_hang_seconds < 3:
-        fail("--worker-hang-seconds must be 0 (never) or at least 3 (heartbeats are 1 s apart)")
-    if args.keepalive_time_seconds < 1 or args.keepalive_timeout_seconds < 1:
-        fail("--keepalive-time-seconds and --keepalive-timeout-seconds must be at least 1")
+        fail(
+            f"{named('--worker-hang-seconds')} must be 0 (never) or at least 3 "
+            "(heartbeats are 1 s apart)"
+        )
+    for flag in ("--keepalive-time-seconds", "--keepalive-timeout-seconds"):
+        if getattr(args, flag[2:].replace("-", "_")) < 1:
+            fail(f"{named(flag)} must be at least 1")
     return ServerSettings(
         host=args.host,
         port=args.port,
@@ -444,6 +479,7 @@ def _parser() -> argparse.ArgumentParser:
 
     serve.add_argument(
         "--seal-keys-file",
+        action=_Given,
         default=_env("SEAL_KEYS_FILE", ""),
         help="file of sealing keys, one 'id:base64' per line, the first seals, all open "
         f"(env {ENV_PREFIX}SEAL_KEYS_FILE; or the keys themselves in {ENV_PREFIX}SEAL_KEYS, "
@@ -479,15 +515,39 @@ def _parser() -> argparse.ArgumentParser:
     scenario.add_argument(
         "--address", help="check against a running server (default: in-process referee)"
     )
+    _add_connection_options(scenario)
 
     deal = sub.add_parser(
         "deal",
-        help="show the first deal of a configuration and seed (to write scenarios)",
+        help="show the first deal of a game and seed (to write scenarios)",
+        description="Show the public events of a game's first deal and what every seat "
+        "sees of it (in-process, no server). The game is a game id with --seats and "
+        "--config, as play and demo take it, or a whole GameConfig in JSON.",
     )
-    deal.add_argument("config", help="GameConfig as JSON, e.g. '{\"earlOfCoventry\": {}}'")
+    deal.add_argument(
+        "game",
+        metavar="GAME",
+        help="game id (earl_of_coventry, ecarte), or a GameConfig in JSON, e.g. "
+        '\'{"earlOfCoventry": {"seats": 3}}\'',
+    )
     deal.add_argument("--seed", required=True, help="32 bytes as 64 hex digits")
+    deal.add_argument(
+        "--seats",
+        type=_int_range(1, 64),
+        help="with a game id: number of seats (games that have it)",
+    )
+    deal.add_argument(
+        "--config",
+        help="with a game id: the game's options as JSON, e.g. '{\"firstDealer\": 0}'",
+    )
 
-    health = sub.add_parser("health", help="check a server's health (exit 0 when SERVING)")
+    health = sub.add_parser(
+        "health",
+        help="check a server's health (exit 0 when SERVING)",
+        description="Ask a server's grpc.health.v1.Health service; exit 0 when SERVING. "
+        "Health needs no token unless the server's --auth-exempt says otherwise; a TLS "
+        "port needs --tls or --ca-file (a --health-port is plaintext).",
+    )
     health_port = _env("HEALTH_PORT", "").strip()
     if not health_port.isdigit():  # unset, or none/off
         health_port = _env("PORT", str(DEFAULT_PORT))
@@ -498,6 +558,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
+    _add_connection_options(health)
     _add_play_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     _add_demo_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     return parser
@@ -510,7 +571,7 @@ def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:
     text = ""
     source = ""
     if args.seal_keys_file:
-        source = f"--seal-keys-file {args.seal_keys_file}"
+        source = f"{_named(args, '--seal-keys-file', 'SEAL_KEYS_FILE')} {args.seal_keys_file}"
         try:
             with open(args.seal_keys_file, encoding="utf-8") as f:
                 text = f.read()
@@ -521,7 +582,8 @@ def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:
         text = os.environ[ENV_PREFIX + "SEAL_KEYS"]
     if not source:
         if args.require_sealed:
-            _die("--require-sealed needs sealing keys (--seal-keys-file or REFEREE_SEAL_KEYS)")
+            required = _named(args, "--require-sealed", "REQUIRE_SEALED")
+            _die(f"{required} needs sealing keys (--seal-keys-file or REFEREE_SEAL_KEYS)")
         return ()
     try:
         keys = parse_keys(text)
@@ -610,52 +672,306 @@ def _games() -> int:
     return 0
 
 
+# ------------------------------------------------------------------ the client commands
+
+TOKEN_VARIABLE = ENV_PREFIX + "TOKEN"
+# The connection options, in the order a message about one of them names them.
+_CONNECTION_FLAGS = (
+    "--tls",
+    "--ca-file",
+    "--server-name",
+    "--cert-file",
+    "--key-file",
+    "--token-file",
+)
+
+
+class _UsageError(Exception):
+    """A client command's options that cannot be used: one line, exit 2."""
+
+
+def _add_connection_options(p: argparse.ArgumentParser) -> None:
+    """TLS and the bearer token of a client command (demo, play, scenario, health)."""
+    group = p.add_argument_group(
+        "TLS and token",
+        "for a server with TLS (--tls-cert) or tokens (--auth-tokens-file); "
+        "docs/clients.md#the-command-line-and-secured-servers",
+    )
+    group.add_argument(
+        "--tls",
+        action="store_true",
+        help="connect with TLS, checking the server's certificate with the system's CAs",
+    )
+    group.add_argument(
+        "--ca-file",
+        type=_path,
+        metavar="PATH",
+        help="PEM CA bundle to check the server's certificate with, instead of the "
+        "system's (implies --tls)",
+    )
+    group.add_argument(
+        "--server-name",
+        metavar="NAME",
+        help="the name the server's certificate must carry, when it is not the address's "
+        "host (with --tls or --ca-file)",
+    )
+    group.add_argument(
+        "--cert-file",
+        type=_path,
+        metavar="PATH",
+        help="PEM client certificate chain, for a server that requires one (mutual TLS, "
+        "--tls-client-ca); with --key-file; implies --tls",
+    )
+    group.add_argument(
+        "--key-file", type=_path, metavar="PATH", help="PEM private key of --cert-file"
+    )
+    group.add_argument(
+        "--token-file",
+        type=_path,
+        metavar="PATH",
+        help="file holding the bearer token sent on every call ('authorization: Bearer "
+        f"TOKEN'); without it, the token of env {TOKEN_VARIABLE} if set. No option takes "
+        "the token itself: a command line is visible to other processes",
+    )
+
+
+class _Connection:
+    """How a client command reaches its server: channel credentials (TLS), channel
+    options and the call metadata (the token). Its ``repr`` never shows the token."""
+
+    def __init__(self, credentials: Any, options: list[tuple[str, Any]], token: str | None):
+        self.credentials = credentials
+        self.options = options
+        self.metadata: list[tuple[str, str]] = (
+            [("authorization", f"Bearer {token}")] if token else []
+        )
+
+    def __repr__(self) -> str:
+        return f"_Connection(tls={self.credentials is not None}, token={bool(self.metadata)})"
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The bearer token of ``--token-file``, else of ``REFEREE_TOKEN`` (unset or empty:
+    none). Messages name the source, never the token."""
+    raw: bytes
+    if args.token_file is not None:
+        source = f"--token-file {args.token_file}"
+        try:
+            raw = args.token_file.read_bytes()
+        except OSError as e:
+            raise _UsageError(f"{source}: {e.strerror or e}") from None
+    else:
+        value = os.environ.get(TOKEN_VARIABLE, "")
+        if not value.strip():
+            return None
+        source = f"environment {TOKEN_VARIABLE}"
+        raw = value.encode("utf-8", "surrogateescape")
+    words = raw.split()
+    if not words:
+        raise _UsageError(f"{source}: holds no token")
+    if len(words) > 1:
+        raise _UsageError(f"{source}: must hold one token and nothing else")
+    if not re.fullmatch(rb"[\x21-\x7e]+", words[0]):
+        raise _UsageError(f"{source}: a token is visible ASCII characters only")
+    return words[0].decode("ascii")
+
+
+def _connection(args: argparse.Namespace) -> _Connection:
+    """The connection the options ask for; a :class:`_UsageError` when they do not fit
+    or a file cannot be used (checked before connecting)."""
+    import grpc
+
+    tls = args.tls or args.ca_file is not None or args.cert_file is not None
+    if args.server_name is not None and not tls:
+        raise _UsageError("--server-name needs --tls or --ca-file")
+    if (args.cert_file is None) != (args.key_file is None):
+        raise _UsageError("--cert-file and --key-file go together")
+    token = _token(args)
+    credentials = None
+    if tls:
+        ca = None
+        if args.ca_file is not None:
+            from cryptography import x509
+
+            try:
+                ca = args.ca_file.read_bytes()
+                x509.load_pem_x509_certificates(ca)
+            except OSError as e:
+                raise _UsageError(f"--ca-file {args.ca_file}: {e.strerror or e}") from None
+            except ValueError:
+                raise _UsageError(f"--ca-file {args.ca_file}: holds no PEM certificate") from None
+        key = cert = None
+        if args.cert_file is not None:
+            from referee.tls import TlsError, TlsFiles
+
+            files = TlsFiles(args.cert_file, args.key_file)
+            try:
+                pem = files.read()
+                files.validate(pem)
+            except TlsError as e:
+                raise _UsageError(f"--cert-file, --key-file: {e}") from None
+            key, cert = pem.key, pem.cert
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=ca, private_key=key, certificate_chain=cert
+        )
+    options: list[tuple[str, Any]] = []
+    if args.server_name:
+        options.append(("grpc.ssl_target_name_override", args.server_name))
+    return _Connection(credentials, options, token)
+
+
 def _health(args: argparse.Namespace) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    with grpc.insecure_channel(args.address) as channel:
+    connection = _connection(args)
+    if connection.credentials is None:
+        channel = grpc.insecure_channel(args.address, options=connection.options)
+    else:
+        channel = grpc.secure_channel(
+            args.address, connection.credentials, options=connection.options
+        )
+    with channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             reply = stub.Check(
-                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout
+                health_pb2.HealthCheckRequest(service=args.service),
+                timeout=args.timeout,
+                metadata=connection.metadata or None,
             )
         except grpc.RpcError as e:
-            print(f"{args.address}: {e.code().name}: {e.details()}", file=sys.stderr)
+            call: Any = e
+            print(f"referee: {args.address}: {call.code().name}: {call.details()}", file=sys.stderr)
             return 1
     status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
     print(f"{args.address}: {status}")
     return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
-def _scenario(args: argparse.Namespace) -> int:
-    from pathlib import Path
+class _Server:
+    """A running server as the scenarios' backend (scenarios.Backend): the client's
+    channel (TLS, retries on UNAVAILABLE), its deadline and token on every call, and
+    gRPC errors as :class:`referee.client.RefereeError`."""
 
-    from referee import scenarios
+    def __init__(self, client: Any) -> None:
+        self.client = client
 
-    backend: scenarios.Backend | None = None
-    channel = None
-    if args.address:
+    def _call(self, method: Any, request: Any) -> Any:
         import grpc
 
-        from referee.v1 import referee_pb2_grpc
+        from referee.client import RefereeError
 
-        channel = grpc.insecure_channel(args.address)
-        backend = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
-    failed = 0
-    try:
-        for result in scenarios.run_files([Path(f) for f in args.files], backend):
-            if result.ok:
-                print(f"ok    {result.path}  ({result.steps} steps)")
-            else:
+        try:
+            return method(
+                request, timeout=self.client.timeout, metadata=self.client.metadata or None
+            )
+        except grpc.RpcError as e:
+            raise RefereeError.from_rpc_error(e) from None
+
+    def NewGame(self, request: Any) -> Any:
+        return self._call(self.client.stub.NewGame, request)
+
+    def ApplyAction(self, request: Any) -> Any:
+        return self._call(self.client.stub.ApplyAction, request)
+
+    def ViewState(self, request: Any) -> Any:
+        return self._call(self.client.stub.ViewState, request)
+
+    def Replay(self, request: Any) -> Any:
+        return self._call(self.client.stub.Replay, request)
+
+
+def _scenario(args: argparse.Namespace) -> int:
+    import contextlib
+
+    import grpc
+    from google.protobuf import json_format
+
+    from referee import scenarios
+    from referee.client import Client, RefereeError
+    from referee.errors import RequestError
+
+    backend: scenarios.Backend
+    with contextlib.ExitStack() as stack:
+        if args.address:
+            connection = _connection(args)
+            client = stack.enter_context(
+                Client(
+                    args.address,
+                    credentials=connection.credentials,
+                    metadata=connection.metadata,
+                    options=connection.options,
+                )
+            )
+            backend = _Server(client)
+        else:
+            for flag in _CONNECTION_FLAGS:
+                if getattr(args, flag[2:].replace("-", "_")) not in (None, False):
+                    raise _UsageError(f"{flag} needs --address (a running server)")
+            backend = scenarios.InProcess()
+        failed = 0
+        for name in args.files:
+            failures: list[str]
+            try:
+                result = scenarios.run(scenarios.load(Path(name)), backend, name)
+                failures = result.failures
+            except RefereeError as e:
+                if e.code != grpc.StatusCode.INVALID_ARGUMENT:
+                    # The server's or the connection's (a token, TLS, a server that
+                    # refuses client seeds): the same for every file.
+                    print(f"referee: {args.address}: {e}", file=sys.stderr)
+                    return 1
+                failures = [str(e)]  # the file's request
+            except RequestError as e:  # in-process: the file's request
+                failures = [f"{e.code.name}: {e.message}"]
+            except OSError as e:
+                failures = [f"cannot read: {e.strerror or e}"]
+            except KeyError as e:
+                failures = [f"not a scenario: no {e}"]
+            except (ValueError, TypeError, AttributeError, json_format.ParseError) as e:
+                failures = [f"not a scenario: {e}"]
+            if failures:
                 failed += 1
-                print(f"FAIL  {result.path}")
-                for failure in result.failures:
+                print(f"FAIL  {name}")
+                for failure in failures:
                     print(f"      {failure}")
-    finally:
-        if channel is not None:
-            channel.close()
+            else:
+                print(f"ok    {name}  ({result.steps} steps)")
     return 1 if failed else 0
+
+
+def _game_names() -> list[str]:
+    from referee.v1 import referee_pb2
+
+    return sorted(f.name for f in referee_pb2.GameConfig.DESCRIPTOR.oneofs_by_name["game"].fields)
+
+
+def _deal_config(args: argparse.Namespace) -> Any:
+    """The GameConfig of ``referee deal``'s argument: a game id with ``--seats`` and
+    ``--config``, or a whole GameConfig in JSON. ``ValueError`` with the reason."""
+    import json
+
+    from google.protobuf import json_format
+
+    from referee.v1 import referee_pb2
+
+    text = args.game.strip()
+    if text.startswith("{"):
+        if args.seats is not None or args.config is not None:
+            raise ValueError(
+                "--seats and --config go with a game id (a GameConfig in JSON holds the "
+                "options itself)"
+            )
+        try:
+            return json_format.ParseDict(json.loads(text), referee_pb2.GameConfig())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"GameConfig JSON: {e}") from None
+    if re.fullmatch(r"[A-Za-z_]\w*", text):
+        return _game_config(text, args.config or "{}", args.seats)
+    raise ValueError(
+        f"{text!r} is neither a game id ({', '.join(_game_names())}) nor a GameConfig in "
+        "JSON (an object, e.g. '{\"earlOfCoventry\": {}}')"
+    )
 
 
 def _deal(args: argparse.Namespace) -> int:
@@ -668,10 +984,10 @@ def _deal(args: argparse.Namespace) -> int:
     from referee.v1 import common_pb2, referee_pb2
 
     try:
-        config = json_format.ParseDict(json.loads(args.config), referee_pb2.GameConfig())
+        config = _deal_config(args)
         seed = bytes.fromhex(args.seed)
     except (ValueError, json_format.ParseError) as e:
-        print(f"referee deal: {e}", file=sys.stderr)
+        print(f"referee deal: {' '.join(str(e).split())}", file=sys.stderr)  # one line
         return 2
     backend = scenarios.InProcess()
     try:
@@ -705,6 +1021,7 @@ def _add_game_options(p: argparse.ArgumentParser, address: str) -> None:
         default=1,
         help="rounds the table deals before ending a session (default 1)",
     )
+    _add_connection_options(p)
 
 
 def _add_play_parser(sub: Any, address: str) -> None:
@@ -730,17 +1047,21 @@ def _add_demo_parser(sub: Any, address: str) -> None:
     _add_game_options(demo, address)
 
 
-def _game_config(game: str, args: argparse.Namespace) -> Any:
+def _game_config(game: str, config: str, seats: int | None) -> Any:
+    """The GameConfig of a game id, its options in JSON (``--config``) and ``--seats``."""
     import json
 
-    from referee.client import config
+    from referee.client import config as game_config
 
-    options = json.loads(args.config)
+    try:
+        options = json.loads(config)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"--config: {e}") from None
     if not isinstance(options, dict):
         raise ValueError("--config must be a JSON object")
-    if args.seats is not None:
-        options["seats"] = args.seats
-    return config(game, options)
+    if seats is not None:
+        options["seats"] = seats
+    return game_config(game, options)
 
 
 def _play_games(
@@ -762,12 +1083,18 @@ def _play_games(
     except ValueError as e:
         print(f"referee: --seed: {e}", file=sys.stderr)
         return 2
-    with Client(args.address) as client:
+    connection = _connection(args)
+    with Client(
+        args.address,
+        credentials=connection.credentials,
+        metadata=connection.metadata,
+        options=connection.options,
+    ) as client:
         try:
             ids = list(games) if games else [g.id for g in client.list_games()]
             for game in ids:
                 try:
-                    game_config = _game_config(game, args)
+                    game_config = _game_config(game, args.config, args.seats)
                 except (ValueError, json_format.ParseError) as e:
                     print(f"referee: {game}: {e}", file=sys.stderr)
                     return 2
@@ -828,6 +1155,12 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words and words[0] in _CLIENT_COMMANDS:
+        # gRPC's own log lines (a failed TLS handshake, at info) on a client command's
+        # stderr would repeat its one-line error; GRPC_VERBOSITY set says otherwise.
+        # Before the parser: it imports grpc, which reads the variable then.
+        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -845,8 +1178,15 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _serve(args)
     if args.command == "games":
         return _games()
-    if args.command == "health":
-        return _health(args)
+    if args.command in _CLIENT_COMMANDS:
+        try:
+            return _CLIENT_COMMANDS[args.command](args)
+        except _UsageError as e:
+            print(f"referee: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:  # Ctrl-C at a prompt or while waiting for a server
+            print("\nreferee: interrupted", file=sys.stderr)
+            return 130
     if args.command == "verify":
         return _verify(args)
     if args.command == "seal-key":
@@ -858,16 +1198,19 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(f"referee seal-key: {e}", file=sys.stderr)
             return 2
         return 0
-    if args.command == "scenario":
-        return _scenario(args)
     if args.command == "deal":
         return _deal(args)
-    if args.command == "play":
-        return _play(args)
-    if args.command == "demo":
-        return _demo(args)
     parser.print_help()
     return 2
+
+
+# The commands that call a server (their TLS and token options: _connection).
+_CLIENT_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "health": _health,
+    "scenario": _scenario,
+    "play": _play,
+    "demo": _demo,
+}
 
 
 if __name__ == "__main__":

@@ -174,14 +174,15 @@ def run(scenario: dict[str, Any], backend: Backend, path: str = "") -> Result:
         referee_pb2.NewGameRequest(config=config, seed=seed)  # type: ignore[arg-type]
     )
     _check_common(scenario.get("start", {}), start.events, start.scoreboard, "start", fail)
-    state = start.state
+    # The state as the referee returned it: plain, or sealed by a server with a key.
+    state, sealed = start.state, start.sealed_state
     actions = []
     for i, step in enumerate(scenario.get("steps", [])):
         where = f"steps[{i}]"
         action = _parse(referee_pb2.Action(), step["action"])
         actions.append(action)
         reply = backend.ApplyAction(
-            referee_pb2.ApplyActionRequest(state=state, action=action)  # type: ignore[arg-type]
+            _carrying(referee_pb2.ApplyActionRequest(action=action), state, sealed)  # type: ignore[arg-type]
         )
         result.steps += 1
         want = step.get("verdict", "VERDICT_ACCEPTED")
@@ -200,11 +201,11 @@ def run(scenario: dict[str, Any], backend: Backend, path: str = "") -> Result:
             if ids != step["ruleIds"]:
                 fail(f"{where}: rule ids {ids}, expected {step['ruleIds']}")
         _check_common(step, reply.events, reply.scoreboard, where, fail)
-        state = reply.state
+        state, sealed = reply.state, reply.sealed_state
         if "view" in step:
             viewer = _parse(common_pb2.Viewer(), step["view"]["viewer"])
             view = backend.ViewState(
-                referee_pb2.ViewStateRequest(state=state, viewer=viewer)  # type: ignore[arg-type]
+                _carrying(referee_pb2.ViewStateRequest(viewer=viewer), state, sealed)  # type: ignore[arg-type]
             ).view
             for m in _partial(step["view"]["expect"], view, f"{where}.view"):
                 fail(m)
@@ -220,6 +221,15 @@ def run(scenario: dict[str, Any], backend: Backend, path: str = "") -> Result:
     if "stateHash" in final and replay.final_hash.hex() != final["stateHash"]:
         fail(f"final: state hash {replay.final_hash.hex()}, expected {final['stateHash']}")
     return result
+
+
+def _carrying(request: Any, state: referee_pb2.GameState, sealed: bytes) -> Any:
+    """``request`` with the state sent back as it came: the sealed token if any."""
+    if sealed:
+        request.sealed_state = sealed
+    else:
+        request.state.CopyFrom(state)
+    return request
 
 
 def _check_common(

@@ -8,7 +8,9 @@ with ``Replay`` (the same final hash) and that the revealed seed matches the
 commitment shown at the start.
 
 The person at the terminal sees only their seat's view: their own hand, the
-other hands as counts, the events as their seat may see them.
+other hands as counts, the events as their seat may see them. When another
+seat is on turn and they may act out of turn (announce the king of trumps in
+Écarté, E-KING-1), they may also let that seat play.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from referee.bots import Bot, TablePolicy
-from referee.client import PUBLIC, Client, GameHandle, seat, seat_actor
+from referee.client import PUBLIC, Client, GameHandle, seat
 from referee.v1 import cards_pb2, common_pb2, referee_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import ecarte_pb2 as ecarte
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 RANK_PLURALS = (
@@ -75,11 +78,33 @@ def enum_text(descriptor: Any, number: int) -> str:
     return name.lower().replace("_", " ")
 
 
-def _value_text(fd: FieldDescriptor, value: Any) -> str:
+_INTEGER_TYPES = frozenset(
+    {
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_FIXED32,
+        FieldDescriptor.TYPE_FIXED64,
+        FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_SFIXED64,
+    }
+)
+
+
+# Integer fields whose 0 means "not in play" rather than a value: chips paid
+# for points are 0 in every game without stakes (E-VAR-3).
+_HIDDEN_AT_ZERO = frozenset({"referee.v1.EcartePointsScored.chips"})
+
+
+def _value_text(fd: FieldDescriptor, value: Any, zeros: bool = True) -> str:
     if fd.type == FieldDescriptor.TYPE_MESSAGE:
         if isinstance(value, cards_pb2.Card):
             return card_text(value)
-        return f"({describe(value)})" if value.ListFields() else ""
+        text = describe(value, zeros=zeros)
+        return f"({text})" if text else ""
     if fd.type == FieldDescriptor.TYPE_ENUM:
         return enum_text(fd.enum_type, value)
     if fd.type == FieldDescriptor.TYPE_BYTES:
@@ -89,30 +114,56 @@ def _value_text(fd: FieldDescriptor, value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _fields(message: Message) -> list[tuple[Any, Any]]:
-    """The set fields of a message, and its ``seat`` first even when it is seat 0."""
-    fields: list[tuple[Any, Any]] = list(message.ListFields())
-    seat_field: Any = message.DESCRIPTOR.fields_by_name.get("seat")
-    if seat_field is not None and seat_field.type == FieldDescriptor.TYPE_UINT32:
-        rest = [(fd, v) for fd, v in fields if fd is not seat_field]
-        fields = [(seat_field, getattr(message, seat_field.name)), *rest]
+def _shown(message: Message, fd: Any, zeros: bool) -> bool:
+    """Whether :func:`describe` shows a field.
+
+    Proto3 leaves out zero values on the wire and ``ListFields`` with them, but
+    in events and actions an integer field is a seat, an index, a count or a
+    score, for which 0 is a value like any other (seat 0 dealt, trick 0 was
+    won): integer fields are always shown (with ``zeros``; a configuration,
+    where 0 means the default, passes ``zeros=False``), but for the few whose
+    0 means "not in play" (``_HIDDEN_AT_ZERO``). Fields with explicit presence
+    (messages, ``optional``) are shown when set; false booleans, empty strings
+    and bytes, unspecified enums and empty lists are not.
+    """
+    if fd.is_repeated:
+        return len(getattr(message, fd.name)) > 0
+    if fd.has_presence:
+        return message.HasField(fd.name)
+    if fd.type in _INTEGER_TYPES and zeros and fd.full_name not in _HIDDEN_AT_ZERO:
+        return True
+    return bool(getattr(message, fd.name))
+
+
+def _fields(message: Message, zeros: bool) -> list[tuple[Any, Any]]:
+    """The fields :func:`describe` shows, the ``seat`` first."""
+    fields = [
+        (fd, getattr(message, fd.name))
+        for fd in message.DESCRIPTOR.fields
+        if _shown(message, fd, zeros)
+    ]
+    fields.sort(key=lambda item: item[0].name != "seat")  # stable: the rest keep their order
     return fields
 
 
-def describe(message: Message) -> str:
-    """Any message on one line: its set fields, cards as ``Q♥``, enums in words."""
+def describe(message: Message, *, zeros: bool = True) -> str:
+    """Any message on one line: its fields, cards as ``Q♥``, enums in words.
+
+    Integer fields are shown also when 0 (see :func:`_shown`); ``zeros=False``
+    leaves them out, for a configuration whose zero values mean the defaults.
+    """
     parts = []
-    for fd, value in _fields(message):
+    for fd, value in _fields(message, zeros):
         name = fd.name.replace("_", " ")
         if fd.is_repeated:
             if fd.message_type is cards_pb2.Card.DESCRIPTOR:
                 parts.append(f"{name} {cards_text(value)}")
             else:
-                parts.append(f"{name} [{', '.join(_value_text(fd, v) for v in value)}]")
-        elif fd.type == FieldDescriptor.TYPE_MESSAGE and not value.ListFields():
-            parts.append(name)
+                items = ", ".join(_value_text(fd, v, zeros) for v in value)
+                parts.append(f"{name} [{items}]")
         else:
-            parts.append(f"{name} {_value_text(fd, value)}")
+            text = _value_text(fd, value, zeros)
+            parts.append(f"{name} {text}" if text else name)
     return ", ".join(parts)
 
 
@@ -256,9 +307,104 @@ def _earl_table(view: eoc.EarlOfCoventryView, me: int | None) -> list[str]:
     return lines
 
 
+# E-DECK-2: the order within a suit, highest first; the ace between the jack and the ten.
+ECARTE_RANK_ORDER = (13, 12, 11, 1, 10, 9, 8, 7)
+
+
+def ecarte_hand_order(cards: Sequence[cards_pb2.Card], trump: int) -> list[cards_pb2.Card]:
+    """Trumps first, then the other suits (♣ ♦ ♥ ♠), each highest first (E-DECK-2)."""
+
+    def key(card: cards_pb2.Card) -> tuple[bool, int, int]:
+        order = ECARTE_RANK_ORDER
+        return (card.suit != trump, card.suit, order.index(card.rank) if card.rank in order else 8)
+
+    return sorted(cards, key=key)
+
+
+def _ecarte_doing(view: ecarte.EcarteView) -> str:
+    """What the seat on turn is to do, in words."""
+    if view.phase == ecarte.ECARTE_PHASE_PROPOSAL:
+        return "to propose or lead" if view.stock_count >= 2 else "to lead"
+    if view.phase == ecarte.ECARTE_PHASE_ANSWER:
+        return "to accept or refuse the proposal"
+    if view.phase in (ecarte.ECARTE_PHASE_ELDER_DISCARD, ecarte.ECARTE_PHASE_RESPONDER_DISCARD):
+        return "to discard"
+    if view.phase == ecarte.ECARTE_PHASE_TRICKS:
+        open_trick = view.tricks and not view.tricks[-1].HasField("winner")
+        return "to answer the lead" if open_trick else "to lead"
+    return ""
+
+
+def _ecarte_table(view: ecarte.EcarteView, me: int | None) -> list[str]:
+    """Écarté as one seat (or the public) sees it: only what the view holds."""
+    target = view.config.target_points or 5
+    games_to_win = view.config.games_to_win or 1
+    over = view.phase == ecarte.ECARTE_PHASE_MATCH_OVER
+    lines = [
+        f"Écarté · game {view.game + 1} · deal {view.deal + 1} · dealer seat {view.dealer}"
+        f" · {enum_text(ecarte.EcartePhase.DESCRIPTOR, view.phase)}"
+    ]
+    table = [f"trumps {SUITS[view.trump - 1]}" if 1 <= view.trump <= 4 else "no trumps"]
+    if view.HasField("turn_up"):
+        table[0] += f" (turned up {card_text(view.turn_up)})"
+    table.append(f"stock {view.stock_count}")
+    if view.HasField("king_announced"):
+        table.append(f"king of trumps announced by seat {view.king_announced}")
+    if view.phase == ecarte.ECARTE_PHASE_TRICKS and view.original_hands:
+        table.append("played on the original hands")
+    lines.append("  " + " · ".join(table))
+    for s in view.seats:
+        who = " (you)" if s.seat == me else ""
+        if s.sits_out:
+            role = "sits out"
+        elif s.seat == view.elder:
+            role = "elder"
+        elif s.seat == view.dealer:
+            role = "dealer"
+        else:
+            role = "responder"
+        if s.hand_visible:
+            hand = cards_text(ecarte_hand_order(s.hand, view.trump))
+        else:
+            hand = "#" * min(s.card_count, 20)
+        score = [f"points {s.points}/{target}", f"games {s.games_won}/{games_to_win}"]
+        if not s.sits_out:
+            score.append(f"tricks {s.tricks_won}")
+        if s.discards:
+            score.append(f"discarded {cards_text(ecarte_hand_order(s.discards, view.trump))}")
+        elif s.discard_count:
+            score.append(f"discarded {s.discard_count}")
+        if view.config.stake:
+            score.append(f"chips {s.chips:+d}" if s.chips else "chips 0")
+        turn = f"  <- {_ecarte_doing(view)}" if not over and s.seat == view.turn else ""
+        lines.append(
+            f"  seat {s.seat}{who:<6} {role:<9} {s.card_count} cards  {hand:<14}"
+            f"  {', '.join(score)}{turn}"
+        )
+    for number, trick in enumerate(view.tricks, 1):
+        # The leader's card first, then the other player's of the deal (E-PLAY-1).
+        follower = view.responder if trick.leader == view.elder else view.elder
+        played = [
+            f"{card_text(card)} by seat {player}"
+            for card, player in zip(trick.cards, (trick.leader, follower), strict=False)
+        ]
+        if trick.HasField("winner"):
+            played.append(f"won by seat {trick.winner}")
+        lines.append(f"  trick {number}: {', '.join(played)}")
+    if view.config.gallery:
+        wagers = ", ".join(f"{w.spectator!r} {w.amount} on seat {w.seat}" for w in view.wagers)
+        lines.append(f"  wagers: {wagers or 'none open'}")
+        if view.spectators:
+            nets = ", ".join(f"{n.spectator!r} {n.net:+d}" for n in view.spectators)
+            lines.append(f"  spectators' results: {nets}")
+    if view.HasField("winner"):
+        lines.append(f"  the match is over: seat {view.winner} won")
+    return lines
+
+
 def _generic_lines(message: Message, me: int | None, indent: str = "  ") -> list[str]:
     lines = []
-    for fd, value in message.ListFields():
+    for fd, value in _fields(message, zeros=True):
         name = fd.name.replace("_", " ")
         if fd.name == "config":
             continue  # shown once, at the start
@@ -280,10 +426,12 @@ def _generic_lines(message: Message, me: int | None, indent: str = "  ") -> list
 
 
 def table_text(view: referee_pb2.GameView, me: int | None = None) -> list[str]:
-    """The table as ``view``'s viewer sees it (any game; a layout for Earl of Coventry)."""
+    """The table as ``view``'s viewer sees it: a layout for each game, a generic one else."""
     game, inner = _case(view, "game")
     if isinstance(inner, eoc.EarlOfCoventryView):
         return _earl_table(inner, me)
+    if isinstance(inner, ecarte.EcarteView):
+        return _ecarte_table(inner, me)
     if inner is None:
         return ["(empty view)"]
     return [f"{game} (version {view.version}):", *_generic_lines(inner, me)]
@@ -311,16 +459,39 @@ class Human:
     def choose(
         self, actions: Sequence[referee_pb2.Action], view: referee_pb2.GameView | None
     ) -> referee_pb2.Action:
+        """One of ``actions``, the seat's move."""
+        action = self._menu("Your move:", actions, view, "")
+        assert action is not None  # no choice to wait was offered
+        return action
+
+    def choose_or_wait(
+        self, actions: Sequence[referee_pb2.Action], view: referee_pb2.GameView | None, wait: str
+    ) -> referee_pb2.Action | None:
+        """One of ``actions`` the seat may take out of turn, or ``None`` to let play go on.
+
+        ``wait`` names that last choice, e.g. ``let seat 1 play``.
+        """
+        return self._menu("You may act out of turn:", actions, view, wait)
+
+    def _menu(
+        self,
+        title: str,
+        actions: Sequence[referee_pb2.Action],
+        view: referee_pb2.GameView | None,
+        wait: str,
+    ) -> referee_pb2.Action | None:
         out = self.output
         print(file=out)
         if view is not None:
             for line in table_text(view, self.seat):
                 print(line, file=out)
-        print("Your move:", file=out)
-        for i, action in enumerate(actions, 1):
-            print(f"  {i:>2}. {action_text(action)}", file=out)
+        choices: list[referee_pb2.Action | None] = [*actions, None] if wait else list(actions)
+        print(title, file=out)
+        for i, action in enumerate(choices, 1):
+            text = action_text(action) if action is not None else wait
+            print(f"  {i:>2}. {text}", file=out)
         while True:
-            print(f"Choose 1-{len(actions)} (q to quit): ", end="", file=out, flush=True)
+            print(f"Choose 1-{len(choices)} (q to quit): ", end="", file=out, flush=True)
             line = self.input.readline()
             if not line:
                 raise Quit("input ended")
@@ -329,9 +500,24 @@ class Human:
                 print(text, file=out)  # echo piped input, so a transcript reads well
             if text in {"q", "quit", "exit"}:
                 raise Quit("quit")
-            if text.isdigit() and 1 <= int(text) <= len(actions):
-                return actions[int(text) - 1]
+            if text.isdigit() and 1 <= int(text) <= len(choices):
+                return choices[int(text) - 1]
             print(f"  {text!r} is not a choice", file=out)
+
+
+def _is_seat(actor: common_pb2.Actor, number: int) -> bool:
+    return actor.WhichOneof("kind") == "seat" and actor.seat == number
+
+
+def _seat_on_turn(view: referee_pb2.GameView | None) -> int | None:
+    """The seat on turn as the view shows it (``turn``), or ``None`` when it does not say."""
+    if view is None:
+        return None
+    _, inner = _case(view, "game")
+    field: Any = inner.DESCRIPTOR.fields_by_name.get("turn") if inner is not None else None
+    if field is None:
+        return None
+    return int(getattr(inner, field.name))
 
 
 @dataclass
@@ -372,7 +558,7 @@ def run_game(
     view: referee_pb2.GameView | None = started.views[0] if started.views else None
     _, options = _case(game_config, "game")
     if options is not None and options.ListFields():
-        print(f"options: {describe(options)}", file=out)
+        print(f"options: {describe(options, zeros=False)}", file=out)
     print(f"seed commitment {commitment.hex()}", file=out)
     for event in view.events if view is not None else started.events:
         print(f"  {event_text(event)}", file=out)
@@ -387,13 +573,26 @@ def run_game(
         if not actions:
             raise GameError("no one may act, yet the game is not over")
         actor = actions[0].actor
-        if human is not None and any(
-            a.actor.WhichOneof("kind") == "seat" and a.actor.seat == human.seat for a in actions
-        ):
-            actor = seat_actor(human.seat)
+        chosen: referee_pb2.Action | None = None
+        if human is not None:
+            own = [a for a in actions if _is_seat(a.actor, human.seat)]
+            others = [a for a in actions if not _is_seat(a.actor, human.seat)]
+            turn = _seat_on_turn(view)
+            if own and others and turn is not None and turn != human.seat:
+                # Another seat is on turn and the human may act out of turn, but need
+                # not (announcing the king, E-KING-1): act now, or let that seat play.
+                # Declining is asked once per state: the seat on turn plays at once.
+                actor = next((a.actor for a in others if _is_seat(a.actor, turn)), others[0].actor)
+                chosen = human.choose_or_wait(own, view, f"let {actor_text(actor)} play")
+                if chosen is not None:
+                    actor = chosen.actor
+            elif own:
+                actor = own[0].actor
         mine = [a for a in actions if a.actor == actor]
         kind = actor.WhichOneof("kind")
-        if kind == "table":
+        if chosen is not None:
+            action = chosen
+        elif kind == "table":
             action = table.choose(mine)
         elif kind == "seat" and human is not None and actor.seat == human.seat:
             action = human.choose(mine, view)

@@ -115,6 +115,56 @@ def test_deal_needs_a_seed_and_prints_indented_json(capsys: pytest.CaptureFixtur
     assert out.startswith('{\n "events": [\n  {')  # one space a level: diffable
 
 
+def test_deal_takes_a_game_id_with_config_and_seats_as_play_and_demo_do(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``referee deal GAME --seats N --config JSON`` is the same deal as the whole
+    GameConfig in JSON (which it still takes)."""
+    whole = referee(capsys, "deal", EARL_3, "--seed", ZERO_SEED)
+    assert whole[0] == 0, whole[2]
+    by_id = referee(
+        capsys,
+        "deal",
+        "earl_of_coventry",
+        "--seats",
+        "3",
+        "--config",
+        '{"firstDealer": 0}',
+        "--seed",
+        ZERO_SEED,
+    )
+    assert by_id == whole
+    code, out, err = referee(capsys, "deal", "earl_of_coventry", "--seed", ZERO_SEED)
+    assert code == 0, err
+    default = referee(capsys, "deal", '{"earlOfCoventry": {}}', "--seed", ZERO_SEED)[1]
+    assert out == default
+    code, out, err = referee(capsys, "deal", "ecarte", "--seed", ZERO_SEED)
+    assert code == 0 and len(json.loads(out)["views"]) == 3, err  # two seats, then public
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["chess"], "unknown game 'chess'"),
+        (["earl of coventry"], "neither a game id"),
+        (["[1, 2]"], "neither a game id"),
+        (["earl_of_coventry", "--config", "[1]"], "--config must be a JSON object"),
+        (["earl_of_coventry", "--config", "{nope"], "--config"),
+        (["earl_of_coventry", "--config", '{"noSuchOption": 1}'], "noSuchOption"),
+        (["earl_of_coventry", "--seats", "20"], "seats"),  # above the game's most
+        ([EARL_3, "--seats", "4"], "--seats and --config go with a game id"),
+        ([EARL_3, "--config", "{}"], "--seats and --config go with a game id"),
+    ],
+)
+def test_deal_refuses_an_argument_that_is_neither_a_game_nor_a_config(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = referee(capsys, "deal", *argv, "--seed", ZERO_SEED)
+    assert code == 2 and out == "", err
+    assert err.startswith("referee deal: ") and message in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 # ------------------------------------------------------------------ referee games
 
 
@@ -275,6 +325,43 @@ def test_scenario_checks_files_against_a_running_server(
         capsys, "scenario", str(broken_copy(tmp_path)), "--address", server.address
     )
     assert code == 1 and out.startswith("FAIL  "), out
+
+
+def test_scenario_reports_a_file_it_cannot_use_and_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A file that is not a scenario (unreadable, not JSON, a field missing, a request
+    the referee refuses) is a FAIL of that file, with the reason, not a traceback."""
+    not_json = tmp_path / "not-json.json"
+    not_json.write_text("{oops")
+    no_seed = tmp_path / "no-seed.json"
+    data = json.loads(SCENARIO.read_text())
+    del data["seed"]
+    no_seed.write_text(json.dumps(data))
+    refused = tmp_path / "refused.json"
+    data = json.loads(SCENARIO.read_text())
+    data["config"] = {"earlOfCoventry": {"seats": 99}}
+    refused.write_text(json.dumps(data))
+    missing = tmp_path / "missing.json"
+    files = [not_json, no_seed, refused, missing, SCENARIO]
+    code, out, err = referee(capsys, "scenario", *map(str, files))
+    assert code == 1 and err == "", err
+    lines = out.splitlines()
+    assert lines[0] == f"FAIL  {not_json}" and lines[1].startswith("      not a scenario: ")
+    assert lines[2] == f"FAIL  {no_seed}" and lines[3] == "      not a scenario: no 'seed'"
+    assert lines[4] == f"FAIL  {refused}" and lines[5].startswith(
+        "      INVALID_ARGUMENT: invalid config"
+    )
+    assert lines[6] == f"FAIL  {missing}" and "No such file" in lines[7]
+    assert lines[8].startswith(f"ok    {SCENARIO}") and len(lines) == 9
+
+
+def test_health_errors_are_one_line_like_the_other_commands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = referee(capsys, "health", "--address", "127.0.0.1:1", "--timeout", "1")
+    assert code == 1 and out == ""
+    assert err.startswith("referee: 127.0.0.1:1: ") and err.count("\n") == 1, err
 
 
 # ------------------------------------------------------------------ the docs' commands

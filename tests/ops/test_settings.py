@@ -401,3 +401,52 @@ def test_help_says_which_settings_have_no_default(capsys: pytest.CaptureFixture[
     text = " ".join(capsys.readouterr().out.split())
     assert "(env REFEREE_HEALTH_PORT; default none)" in text
     assert "(env REFEREE_PORT; default 50051)" in text
+
+
+def test_an_error_names_the_flag_or_the_variable_it_came_from(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A setting given by its flag is named by its flag, one given by its variable by
+    the variable (flags win, so a flag given names the flag even with the variable set)."""
+
+    def error(argv: list[str], env: dict[str, str]) -> str:
+        with monkeypatch.context() as mp:
+            for name in ("REFEREE_AUTH_TOKENS", "REFEREE_HEALTH_PORT", "REFEREE_METRICS_PORT"):
+                mp.delenv(name, raising=False)
+            for k, v in env.items():
+                mp.setenv(k, v)
+            with pytest.raises(SystemExit) as e:
+                settings_of(["serve", *argv])
+        assert e.value.code == 2
+        return capsys.readouterr().err
+
+    by_flag = error(["--auth-tokens", "short"], {})
+    assert "--auth-tokens entry 1: a token must be 16" in by_flag, by_flag
+    assert "REFEREE_AUTH_TOKENS" not in by_flag
+    by_variable = error([], {"REFEREE_AUTH_TOKENS": "short"})
+    assert "REFEREE_AUTH_TOKENS entry 1: a token must be 16" in by_variable, by_variable
+    both = error(["--auth-tokens", f"{TOKEN},short"], {"REFEREE_AUTH_TOKENS": TOKEN})
+    assert "--auth-tokens entry 2" in both and "REFEREE_AUTH_TOKENS" not in both, both
+    assert TOKEN not in by_flag + by_variable + both
+
+    ports = error(["--health-port", "7000"], {"REFEREE_METRICS_PORT": "7000"})
+    assert "REFEREE_METRICS_PORT and --health-port are both 7000" in ports, ports
+    ports = error(["--port", "7001", "--metrics-port", "7001"], {})
+    assert "--metrics-port and --port are both 7001" in ports, ports
+    hang = error([], {"REFEREE_WORKER_HANG_SECONDS": "2"})
+    assert "REFEREE_WORKER_HANG_SECONDS must be 0 (never) or at least 3" in hang, hang
+    keepalive = error([], {"REFEREE_KEEPALIVE_TIMEOUT_SECONDS": "0.5"})
+    assert "REFEREE_KEEPALIVE_TIMEOUT_SECONDS must be at least 1" in keepalive, keepalive
+    keepalive = error(["--keepalive-time-seconds", "0.5"], {})
+    assert "--keepalive-time-seconds must be at least 1" in keepalive, keepalive
+    sealed = error([], {"REFEREE_REQUIRE_SEALED": "true", "REFEREE_SEAL_KEYS": ""})
+    assert "REFEREE_REQUIRE_SEALED needs sealing keys" in sealed, sealed
+    missing = tmp_path / "none.txt"
+    keys = error([], {"REFEREE_SEAL_KEYS_FILE": str(missing)})
+    assert f"REFEREE_SEAL_KEYS_FILE {missing}: No such file" in keys, keys
+    keys = error(["--seal-keys-file", str(missing)], {})
+    assert f"--seal-keys-file {missing}: No such file" in keys, keys
+    tokens = error([], {"REFEREE_AUTH_TOKENS_FILE": str(missing)})
+    assert f"REFEREE_AUTH_TOKENS_FILE: cannot read {missing}: No such" in tokens, tokens
+    tokens = error(["--auth-tokens-file", str(missing)], {})
+    assert f"--auth-tokens-file: cannot read {missing}: No such" in tokens, tokens
