@@ -2281,7 +2281,9 @@ type EarlOfCoventryView struct {
 	Tiebreak    bool     `protobuf:"varint,12,opt,name=tiebreak,proto3" json:"tiebreak,omitempty"`
 	RoundWinner *uint32  `protobuf:"varint,13,opt,name=round_winner,json=roundWinner,proto3,oneof" json:"round_winner,omitempty"`
 	Winners     []uint32 `protobuf:"varint,14,rep,packed,name=winners,proto3" json:"winners,omitempty"`
-	// The call due with the next card (empty when none is due or the style is silent).
+	// The call due with the next card of the run under way. Empty at a lead (the
+	// lead's call names the rank led: LegalActions carries it with each card),
+	// between rounds, and in the silent style.
 	NextCall string `protobuf:"bytes,15,opt,name=next_call,json=nextCall,proto3" json:"next_call,omitempty"`
 }
 

@@ -1434,7 +1434,10 @@ type LegalActionsRequest struct {
 
 	State       *GameState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	SealedState []byte     `protobuf:"bytes,2,opt,name=sealed_state,json=sealedState,proto3" json:"sealed_state,omitempty"`
-	// Whose actions; when absent, the actions of every seat and of the table.
+	// Whose actions. When absent, whoever may act now: the seat on turn (or the
+	// table between rounds) and, in Écarté before the first lead, the other
+	// seat's announcement of the king of trumps if it holds that king. That tells
+	// who holds it: ask with a player's own actor for what that player may see.
 	Actor *Actor `protobuf:"bytes,3,opt,name=actor,proto3" json:"actor,omitempty"`
 }
 

@@ -1053,7 +1053,9 @@ export type EarlOfCoventryView = Message<"referee.v1.EarlOfCoventryView"> & {
   winners: number[];
 
   /**
-   * The call due with the next card (empty when none is due or the style is silent).
+   * The call due with the next card of the run under way. Empty at a lead (the
+   * lead's call names the rank led: LegalActions carries it with each card),
+   * between rounds, and in the silent style.
    *
    * @generated from field: string next_call = 15;
    */

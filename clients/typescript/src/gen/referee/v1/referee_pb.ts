@@ -704,7 +704,10 @@ export type LegalActionsRequest = Message<"referee.v1.LegalActionsRequest"> & {
   sealedState: Uint8Array;
 
   /**
-   * Whose actions; when absent, the actions of every seat and of the table.
+   * Whose actions. When absent, whoever may act now: the seat on turn (or the
+   * table between rounds) and, in Écarté before the first lead, the other
+   * seat's announcement of the king of trumps if it holds that king. That tells
+   * who holds it: ask with a player's own actor for what that player may see.
    *
    * @generated from field: referee.v1.Actor actor = 3;
    */
