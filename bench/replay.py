@@ -1,6 +1,7 @@
-"""Batch: Replay of long logs, actions validated per second in one call.
+"""Batch: Replay of long logs, actions validated per second in one call; and the memory
+a worker needs for Replays at the length cap served at once.
 
-    python bench/replay.py [--actions 50000]
+    python bench/replay.py [--actions 50000] [--memory-actions 95000 --memory-calls 8]
 
 For each game, random bots play one long session/match (Earl of Coventry: round after
 round; Écarté: a match to 99 points, nine games to win) and the log is replayed in one
@@ -19,6 +20,7 @@ import time
 import grpc
 from workload import (  # bench/ is on sys.path when this script runs
     REFEREE,
+    SEED,
     build,
     long_log,
     serve_command,
@@ -40,8 +42,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--actions", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=3, help="best of this many runs")
+    parser.add_argument(
+        "--memory-actions",
+        type=int,
+        default=95_000,
+        help="actions of each Replay of the memory measure (the answer of 95,000 refused "
+        "actions is close to the 16 MiB message limit)",
+    )
+    parser.add_argument(
+        "--memory-calls", type=int, default=8, help="Replays at once (8: --threads' default)"
+    )
     args = parser.parse_args()
-    print(f"command: python bench/replay.py --actions {args.actions} --rounds {args.rounds}")
+    print(
+        f"command: python bench/replay.py --actions {args.actions} --rounds {args.rounds} "
+        f"--memory-actions {args.memory_actions} --memory-calls {args.memory_calls}"
+    )
     print(f"build: {build()}")
     port = free_port()
     server = subprocess.Popen(
@@ -83,6 +98,74 @@ def main() -> None:
     others_meanwhile(request)
     request.include_log = True  # the answer three times as large
     others_meanwhile(request)
+    print(
+        f"a worker's peak resident memory, {args.memory_calls} Replays of "
+        f"{args.memory_actions:,} actions at once (VmHWM of /proc/PID/status):"
+    )
+    legal = long_log("earl_of_coventry", args.memory_actions)
+    refused = refused_log(args.memory_actions)
+    for engine in ("threads", "asyncio"):
+        for name, request in (("legal plays", legal), ("refused plays", refused)):
+            peak_memory(request, name, engine, args.memory_calls)
+
+
+def refused_log(actions: int) -> pb.ReplayRequest:
+    """Earl of Coventry: ``actions`` plays by a seat not on turn, each refused with its
+    violations, so the answer is as large as a Replay's gets (no events, no log)."""
+    from referee.cards import card_list
+    from referee.v1 import common_pb2
+    from referee.v1 import earl_of_coventry_pb2 as eoc
+
+    config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
+    first = REFEREE.new_game(pb.NewGameRequest(config=config, seed=SEED)).state.earl_of_coventry
+    other = (first.turn + 1) % 4
+    card = card_list(first.seats[other].hand)[0]
+    bad = pb.Action(
+        actor=common_pb2.Actor(seat=other),
+        earl_of_coventry=eoc.EarlOfCoventryAction(
+            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
+        ),
+    )
+    return pb.ReplayRequest(config=config, seed=SEED, actions=[bad] * actions)
+
+
+def _peak_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmHWM for {pid}")
+
+
+def peak_memory(request: pb.ReplayRequest, name: str, engine: str, calls: int) -> None:
+    """A one-process server's peak resident size before and after ``calls`` Replays of
+    ``request`` sent at once."""
+    port = free_port()
+    server = subprocess.Popen(
+        serve_command(port, "--log-level", "warning", "--engine", engine),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        channel = grpc.insecure_channel(
+            f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        )
+        grpc.channel_ready_future(channel).result(timeout=30)
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub.ListGames(pb.ListGamesRequest())
+        before = _peak_kib(server.pid)
+        replays = [stub.Replay.future(request, timeout=600) for _ in range(calls)]
+        size = max(r.result().ByteSize() for r in replays)
+        after = _peak_kib(server.pid)
+        print(
+            f"  --engine {engine:8} {name:14} answer {size / 2**20:5.1f} MiB: "
+            f"{before / 1024:6.1f} -> {after / 1024:6.1f} MiB "
+            f"({(after - before) / 1024 / calls:5.1f} MiB a Replay)"
+        )
+        channel.close()
+    finally:
+        server.terminate()
+        server.wait(30)
 
 
 def others_meanwhile(request: pb.ReplayRequest) -> None:

@@ -120,6 +120,18 @@ def _named(args: argparse.Namespace, flag: str, env: str) -> str:
     return flag
 
 
+class _BadVariable:
+    """A setting's ``REFEREE_*`` variable that does not parse: an error only where it
+    would be used (``referee serve`` without the setting's flag, which wins), never for
+    another command (``referee health``, a container's health check, must still run)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"<{self.message}>"
+
+
 def _add_setting(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     flag: str,
@@ -136,8 +148,7 @@ def _add_setting(
     try:
         value = parse(raw)
     except argparse.ArgumentTypeError as e:
-        print(f"referee: error: environment {ENV_PREFIX}{env}: {e}", file=sys.stderr)
-        sys.exit(2)
+        value = _BadVariable(f"environment {ENV_PREFIX}{env}: {e}")
     extra: dict[str, Any] = {} if alone is None else {"nargs": "?", "const": alone}
     parser.add_argument(
         flag,
@@ -342,6 +353,10 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
 
     def fail(message: str) -> None:
         parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+    for value in vars(args).values():
+        if isinstance(value, _BadVariable):
+            fail(value.message)
 
     def named(flag: str) -> str:  # "--tls-cert", or "REFEREE_TLS_CERT" when it set it
         return _named(args, flag, flag[2:].upper().replace("-", "_"))

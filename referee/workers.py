@@ -451,9 +451,15 @@ class Supervisor:
             if c.stacks_due is not None and now >= c.stacks_due:
                 self._emit_stacks(c, c.pid)
 
-    def _emit_stacks(self, child: _Child, pid: int) -> None:
+    def _emit_stacks(self, child: _Child, pid: int, dead: bool = False) -> None:
+        """Log what was read of a worker's stacks: at level error when they tell of a
+        fault (a fatal signal, which faulthandler heads "Fatal Python error"; a hung
+        worker about to be killed; a worker gone), at info when they were asked for
+        (SIGUSR2, to the supervisor or to the worker): alerts on error lines must not
+        fire for an operator's question."""
         if child.stacks:
-            log.error(
+            fault = dead or child.kill_at is not None or b"Fatal Python error" in child.stacks
+            (log.error if fault else log.info)(
                 "child_stacks",
                 child=child.name,
                 child_pid=pid,
@@ -476,7 +482,7 @@ class Supervisor:
                 self._sel.unregister(fd)
             os.close(fd)
             child.stacks_r = -1
-        self._emit_stacks(child, pid)
+        self._emit_stacks(child, pid, dead=True)
 
     def _signal(self, child: _Child, sig: int) -> None:
         child.signalled = True

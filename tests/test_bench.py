@@ -81,8 +81,12 @@ def test_instructions_bench_runs() -> None:
 
 def test_replay_bench_runs_and_agrees_over_the_wire() -> None:
     # The script asserts that in-process and over-the-wire replays end on the same hash.
-    out = run("replay.py", "--actions", "300", "--rounds", "1")
+    out = run(
+        "replay.py", "--actions", "300", "--rounds", "1",
+        "--memory-actions", "1000", "--memory-calls", "2",
+    )  # fmt: skip
     assert re.search(r"^earl_of_coventry\s+300\s", out, re.MULTILINE), out
+    assert len(re.findall(r"--engine \w+ +(legal|refused) plays .* MiB a Replay", out)) == 4, out
 
 
 def test_service_bench_runs() -> None:

@@ -60,6 +60,9 @@ def test_deployment_runs_as_documented() -> None:
     assert sc["allowPrivilegeEscalation"] is False
     assert sc["capabilities"]["drop"] == ["ALL"]
     assert {"requests", "limits"} <= set(container["resources"])
+    # The HorizontalPodAutoscaler owns the replica count: a replicas field in the
+    # manifest would scale the Deployment back to it on every `kubectl apply`.
+    assert "replicas" not in deployment["spec"] and by_kind("HorizontalPodAutoscaler")
     # Requests equal limits for CPU and memory: the Guaranteed QoS class (a memory request
     # below its limit makes the pod Burstable), which the kubelet's static CPU manager
     # needs to give the pod whole CPUs of its own, and --engine auto to pin its workers.

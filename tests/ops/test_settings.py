@@ -296,10 +296,14 @@ def test_a_whole_number_setting_takes_its_range_and_nothing_beyond(
     monkeypatch.setenv("REFEREE_" + variable, str(highest))
     assert getattr(cli._parser().parse_args(["serve"]), flag[2:].replace("-", "_")) == highest
     monkeypatch.setenv("REFEREE_" + variable, str(highest + 1))
+    args = cli._parser().parse_args(["serve"])
     with pytest.raises(SystemExit) as e:
-        cli._parser()
+        cli._settings(args.serve_parser, args)
     assert e.value.code == 2
     assert f"environment REFEREE_{variable}" in capsys.readouterr().err
+    # The flag wins over a variable that does not parse.
+    args = cli._parser().parse_args(["serve", flag, str(highest)])
+    assert getattr(cli._settings(args.serve_parser, args), flag[2:].replace("-", "_"), highest)
 
 
 @pytest.mark.parametrize(
@@ -450,3 +454,28 @@ def test_an_error_names_the_flag_or_the_variable_it_came_from(
     assert f"REFEREE_AUTH_TOKENS_FILE: cannot read {missing}: No such" in tokens, tokens
     tokens = error(["--auth-tokens-file", str(missing)], {})
     assert f"--auth-tokens-file: cannot read {missing}: No such" in tokens, tokens
+
+
+def test_a_variable_that_does_not_parse_stops_only_serve(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad ``REFEREE_*`` setting stops ``referee serve`` (exit 2, naming it) unless its
+    flag is given, and no other command: ``referee health`` is a container's health
+    check, ``--version`` an operator's first question."""
+    monkeypatch.setenv("REFEREE_MAX_CONCURRENT_RPCS", "many")
+    monkeypatch.setenv("REFEREE_AUTH_EXEMPT", "x y")
+    with pytest.raises(SystemExit) as version:
+        cli.main(["--version"])
+    assert version.value.code == 0
+    assert cli.main(["games"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        cli.main(["serve", "--port", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "environment REFEREE_MAX_CONCURRENT_RPCS: " in err and "many" in err
+    args = cli._parser().parse_args(
+        ["serve", "--max-concurrent-rpcs", "5", "--auth-exempt", "grpc.health.v1.Health"]
+    )
+    settings = cli._settings(args.serve_parser, args)
+    assert settings.max_concurrent_rpcs == 5

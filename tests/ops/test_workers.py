@@ -405,14 +405,22 @@ class Recorded:
 
     def __init__(self) -> None:
         self.lines: list[tuple[str, dict[str, object]]] = []
+        self.level_of: list[tuple[str, str]] = []  # (event, level), in the same order
 
-    def _record(self, event: str, **fields: object) -> None:
-        self.lines.append((event, fields))
+    def _at(level: str) -> Callable[..., None]:  # type: ignore[misc]
+        def record(self: Recorded, event: str, **fields: object) -> None:
+            self.lines.append((event, fields))
+            self.level_of.append((event, level))
 
-    info = warning = error = _record
+        return record
+
+    info, warning, error = _at("info"), _at("warning"), _at("error")
 
     def events(self, name: str) -> list[dict[str, object]]:
         return [fields for event, fields in self.lines if event == name]
+
+    def levels(self, name: str) -> list[str]:
+        return [level for event, level in self.level_of if event == name]
 
 
 class Children:
@@ -720,6 +728,7 @@ def test_a_hung_worker_is_asked_for_its_stacks_then_killed_and_they_are_logged(
     assert recorded.events("child_stacks") == [
         {"child": "worker 0", "child_pid": 1001, "stacks": trace.decode(), "truncated": False}
     ]
+    assert recorded.levels("child_stacks") == ["error"]  # a hung worker's: a fault
     assert recorded.events("child_died")[0]["signal"] == "SIGKILL"
     assert sup.children[0].stacks_r == -1 and sup.children[0].kill_at is None
     with pytest.raises(OSError):
@@ -836,6 +845,7 @@ def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     stacks = server.wait_for("child_stacks")
     assert stacks["child"] == "worker 0" and stacks["child_pid"] == pids[0]
     assert stacks["truncated"] is False
+    assert stacks["level"] == "info"  # asked for: no fault, no alert
     text = stacks["stacks"]
     assert "most recent call first" in text and 'File "' in text
     assert "referee/" in text  # a frame of the server's own code
@@ -866,6 +876,7 @@ def test_the_signal_to_the_supervisor_logs_every_workers_stacks(
     for worker in (0, 1):
         stacks = server.wait_for("child_stacks", child=f"worker {worker}")
         assert stacks["child_pid"] == pids[worker] and 'File "' in stacks["stacks"]
+        assert stacks["level"] == "info"
     with channel(server.wait_for("supervisor_started")["port"]) as ch:
         assert list_games(ch)
     assert server.proc.poll() is None
@@ -911,6 +922,7 @@ def test_stacks_are_logged_once_their_writer_is_quiet_and_not_again_at_its_exit(
     assert recorded.events("child_stacks") == [
         {"child": "worker 0", "child_pid": 1001, "stacks": first.decode(), "truncated": False}
     ]
+    assert recorded.levels("child_stacks") == ["info"]  # a live worker's, asked for
     assert child.stacks == b"" and child.stacks_due is None
     os.write(stacks_w, second)
     os.close(stacks_w)  # the worker is gone
@@ -1040,7 +1052,7 @@ def test_a_crashed_workers_stacks_are_logged_and_it_is_replaced(
     stacks = server.wait_for("child_stacks", since=mark, child="worker 1")
     assert stacks["child_pid"] == pids[1]
     assert "Fatal Python error: Segmentation fault" in stacks["stacks"]
-    assert 'File "' in stacks["stacks"]
+    assert 'File "' in stacks["stacks"] and stacks["level"] == "error"
     server.wait_for("referee_serving", since=mark, worker=1)
     assert server.terminate() == 0
 
