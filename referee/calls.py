@@ -33,6 +33,11 @@ _ID_MASK: Final = (1 << 64) - 1
 
 # The name of the token that authenticated the call (set by the interceptor).
 CLIENT: Final[ContextVar[str]] = ContextVar("referee_client", default="")
+# When the server admitted the call (``time.perf_counter()``, set by the interceptor as
+# it admits or refuses it, in the call's context): its latency starts there, so that
+# it holds the reading of its request and, on the threads engine, its wait for a free
+# handler thread, not only its handler's run. 0.0: no interceptor (its handler's start).
+ARRIVED: Final[ContextVar[float]] = ContextVar("referee_arrived", default=0.0)
 
 
 class Book:
@@ -48,9 +53,12 @@ class Book:
         self.ids = itertools.count(1)
 
     def begin(self, short: str, context: Any) -> tuple[CallInfo, Token[CallInfo | None], float]:
-        """A call starts: its request id (``x-request-id``, or made here, and returned in
-        the trailing metadata), its :class:`CallInfo`, its start time."""
-        start = time.perf_counter()
+        """A call's handler starts: its request id (``x-request-id``, or made here, and
+        returned in the trailing metadata), its :class:`CallInfo`, its start time (when
+        the server admitted it: :data:`ARRIVED`)."""
+        start = ARRIVED.get()
+        if not start:
+            start = time.perf_counter()
         request_id = ""
         for key, value in context.invocation_metadata() or ():
             if key == REQUEST_ID_KEY and isinstance(value, str):

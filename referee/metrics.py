@@ -20,6 +20,14 @@ which caches the labelled children (no ``labels()`` lookup per call).
 
 The sealing code reports a refused sealed token with :func:`sealed_refusal`
 (a no-op when metrics are off).
+
+Both modes show the same ``referee_*`` series: no ``*_created`` series (multiprocess
+mode has none), the label children known in advance made at start (the sealed-token
+refusal reasons, the actions of each game by verdict) so that they are 0 rather than
+absent, and in multiprocess mode every family, also one with no child yet (calls by
+method, latency), described without samples as one process describes it
+(:class:`_EveryFamily`). Neither mode has ``python_gc_*`` (a metrics process has no
+workers' collections to show).
 """
 
 from __future__ import annotations
@@ -65,35 +73,23 @@ class Metrics:
     """The service's metrics, in their own registry (so tests may make several)."""
 
     def __init__(self) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+        from prometheus_client import (
+            CollectorRegistry,
+            Counter,
+            Gauge,
+            Histogram,
+            disable_created_metrics,
+        )
 
+        from referee.codec import all_codecs
+        from referee.sealing import SEAL_REASONS
+
+        # A ``*_created`` series per counter and histogram child in one process; none in
+        # multiprocess mode: none in either (a process-wide setting of prometheus-client).
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry(auto_describe=True)
         reg = self.registry
-        self.rpcs = Counter(
-            "referee_rpcs",
-            "RPCs finished, by method, game, verdict (ApplyAction) and gRPC status code",
-            ("method", "game", "verdict", "code"),
-            registry=reg,
-        )
-        self.latency = Histogram(
-            "referee_rpc_duration_seconds",
-            "Time from the start of the handler to its response, by method and game",
-            ("method", "game"),
-            buckets=LATENCY_BUCKETS,
-            registry=reg,
-        )
-        self.actions = Counter(
-            "referee_actions",
-            "Actions judged (ApplyAction, and every step of a Replay), by game and verdict",
-            ("game", "verdict"),
-            registry=reg,
-        )
-        self.sealed_refusals = Counter(
-            "referee_sealed_token_refusals",
-            "Sealed state tokens refused (altered, unknown key, malformed ...), by reason",
-            ("reason",),
-            registry=reg,
-        )
+        self.rpcs, self.latency, self.actions, self.sealed_refusals = labelled(reg)
         self.in_flight = Gauge(
             "referee_in_flight_rpcs",
             "RPCs started and not yet finished (all workers)",
@@ -129,6 +125,16 @@ class Metrics:
         self._rpc_children: dict[tuple[str, str, str, str], Any] = {}
         self._latency_children: dict[tuple[str, str], Any] = {}
         self._action_children: dict[tuple[str, str], Any] = {}
+        # The children whose label values are known in advance, at 0 from the start in
+        # both modes: a few series. Not the calls by method, game, verdict and code, nor
+        # the latency by method and game: their combinations are many and only some ever
+        # happen (those appear with their first call, in both modes alike).
+        for codec in all_codecs():
+            for verdict in _VERDICTS.values():
+                key = (codec.game_id, verdict)
+                self._action_children[key] = self.actions.labels(*key)
+        for reason in SEAL_REASONS:
+            self.sealed_refusals.labels(reason)
 
     def rpc(self, method: str, game: str, verdict: str, code: str, seconds: float) -> None:
         """Count one finished RPC and observe its latency."""
@@ -166,17 +172,54 @@ class Metrics:
         self.sealed_refusals.labels(reason).inc()
 
     def exposition_registry(self) -> Any:
-        """What a scrape of this process shows: the service metrics plus process,
-        platform and GC collectors (single-process mode only)."""
-        from prometheus_client import GCCollector, PlatformCollector, ProcessCollector
+        """What a scrape of this process shows: the service metrics plus the process and
+        platform collectors (single-process mode only). Not the GC collector: the
+        several-worker metrics process has no ``python_gc_*`` to show, and both modes
+        show the same families."""
+        from prometheus_client import PlatformCollector, ProcessCollector
 
         reg = self.registry
         if not getattr(self, "_standard_added", False):
             ProcessCollector(registry=reg)
             PlatformCollector(registry=reg)
-            GCCollector(registry=reg)
             self._standard_added = True
         return reg
+
+
+def labelled(registry: Any) -> tuple[Any, Any, Any, Any]:
+    """The labelled metrics of the service, with no child (in multiprocess mode such a
+    metric writes no value file until its first child): calls, latency, actions judged,
+    refused sealed tokens."""
+    from prometheus_client import Counter, Histogram
+
+    rpcs = Counter(
+        "referee_rpcs",
+        "RPCs finished, by method, game, verdict (ApplyAction) and gRPC status code",
+        ("method", "game", "verdict", "code"),
+        registry=registry,
+    )
+    latency = Histogram(
+        "referee_rpc_duration_seconds",
+        "Time from a call's admission by the server (before its request is read and, on"
+        " the threads engine, before it waits for a handler thread) to its answer, by"
+        " method and game",
+        ("method", "game"),
+        buckets=LATENCY_BUCKETS,
+        registry=registry,
+    )
+    actions = Counter(
+        "referee_actions",
+        "Actions judged (ApplyAction, and every step of a Replay), by game and verdict",
+        ("game", "verdict"),
+        registry=registry,
+    )
+    sealed_refusals = Counter(
+        "referee_sealed_token_refusals",
+        "Sealed state tokens refused (altered, unknown key, malformed ...), by reason",
+        ("reason",),
+        registry=registry,
+    )
+    return rpcs, latency, actions, sealed_refusals
 
 
 _current: Metrics | None = None
@@ -193,8 +236,8 @@ def current() -> Metrics | None:
 
 
 def sealed_refusal(reason: str) -> None:
-    """Count a refused sealed token; ``reason`` is a short stable code, e.g.
-    ``TAMPERED``, ``UNKNOWN_KEY``, ``MALFORMED``, ``EXPIRED`` (never token bytes)."""
+    """Count a refused sealed token; ``reason`` is its ErrorInfo reason, one of
+    :data:`referee.sealing.SEAL_REASONS` (never token bytes)."""
     if _current is not None:
         _current.sealed_refusal(reason)
 
@@ -250,10 +293,31 @@ def multiprocess_registry(supervisor_pid: int) -> Any:
     from prometheus_client.multiprocess import MultiProcessCollector
 
     reg = CollectorRegistry()
-    MultiProcessCollector(reg)  # type: ignore[no-untyped-call]
+    workers = MultiProcessCollector(None)  # type: ignore[no-untyped-call]
+    reg.register(_EveryFamily(workers, labelled(CollectorRegistry())))
     reg.register(ProcessTreeCollector(supervisor_pid))
     PlatformCollector(registry=reg)
     return reg
+
+
+class _EveryFamily:
+    """The workers' sum, plus each of ``metrics`` (labelled, no child: no value file)
+    that no worker has a sample of yet, described without samples, as one process
+    shows a labelled metric before its first child: a family is in a scrape from the
+    start in both modes."""
+
+    def __init__(self, workers: Any, metrics: Iterable[Any]) -> None:
+        self.workers = workers
+        self.empty = [family for metric in metrics for family in metric.describe()]
+
+    def collect(self) -> Iterator[Any]:
+        seen = set()
+        for family in self.workers.collect():
+            seen.add(family.name)
+            yield family
+        for family in self.empty:
+            if family.name not in seen:
+                yield family
 
 
 def mark_process_dead(pid: int) -> None:

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -28,7 +29,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 
 from referee import __version__, build
 from referee.auth import TokenSet
-from referee.calls import CLIENT, Book, Malformed, malformed, oversize, tolerant
+from referee.calls import ARRIVED, CLIENT, Book, Malformed, malformed, oversize, tolerant
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
 from referee.logs import RPC_LOGGER, get_logger, rpc_level
@@ -220,7 +221,11 @@ class CallBook:
         self.in_flight = 0
 
     def _admit(self, entry: _Method, metadata: Any) -> Any:
-        """The handler for a call of a prepared method: its own, or one refusing it."""
+        """The handler for a call of a prepared method: its own, or one refusing it.
+        Run as the call arrives, in its context (grpc.aio: the call's task, before its
+        request is read; threads: gRPC's serving thread, before the call waits for a
+        handler thread): the call's latency starts here (``ARRIVED``)."""
+        ARRIVED.set(perf_counter())
         if entry.needs_token:
             assert self._auth is not None
             client = self._auth.check(metadata)
@@ -324,7 +329,10 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
 
     - One log line per RPC (method, game, verdict, violations, status, latency, request
       id, and the token's name when authentication is on); the request id is taken
-      from ``x-request-id`` or made, and returned in the trailing metadata.
+      from ``x-request-id`` or made, and returned in the trailing metadata. Latency
+      (``ms``, ``referee_rpc_duration_seconds``) runs from the call's admission here,
+      before its request is read (and on the threads engine before it waits for a
+      handler thread), to its handler's answer: the same on both engines.
     - Metrics per RPC (count by method, game, verdict and code; latency; actions;
       in-flight calls), when ``metrics`` is given.
     - Bearer-token authentication (``auth``): ``UNAUTHENTICATED`` for a missing or

@@ -197,6 +197,30 @@ def test_a_calls_line_and_metrics_say_what_it_did(
     assert quiet.calls == []  # no rpc_start line unless asked
 
 
+def test_a_calls_latency_starts_when_the_server_admitted_it(
+    lines: list[tuple[dict[str, Any], int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interceptor notes when it admitted the call (``ARRIVED``, in the call's
+    context): the call's ``ms`` and latency run from there, not from its handler's
+    start (the reading of its request, a wait for a handler thread are in it)."""
+    import contextvars
+    import time
+
+    clock = iter([12.5])  # read once: the handler ends at 12.5 (its start is not read)
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    metrics = Recorder()
+    book = Book(metrics, False, None)  # type: ignore[arg-type]
+
+    def call() -> None:
+        calls.ARRIVED.set(2.0)  # as the interceptor admits it
+        _ended(book, "ListGames", "OK")
+
+    contextvars.copy_context().run(call)
+    assert lines[-1][0]["ms"] == 10_500.0
+    assert metrics.calls == [("rpc", "ListGames", "", "", "OK", 10.5)]
+    assert calls.ARRIVED.get() == 0.0  # the next call's own, never this one's
+
+
 class Aborted(Exception):
     pass
 

@@ -153,10 +153,29 @@ class Served:
             self.proc.wait(TIMEOUT)
 
 
-def scrape(port: int) -> dict[str, float]:
-    """The samples of a Prometheus text exposition, by name and labels."""
+def exposition(port: int) -> str:
+    """The Prometheus text exposition served on ``port``."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
-        text = reply.read().decode()
+        return str(reply.read().decode())
+
+
+def families(text: str) -> list[tuple[str, str]]:
+    """The families of a text exposition, as its ``# TYPE`` lines name them, in order."""
+    return [
+        (name, kind)
+        for _, _, name, kind in (
+            line.split(" ", 3) for line in text.splitlines() if line.startswith("# TYPE ")
+        )
+    ]
+
+
+def scrape(port: int) -> dict[str, float]:
+    """The samples of the Prometheus text exposition served on ``port``."""
+    return samples_of(exposition(port))
+
+
+def samples_of(text: str) -> dict[str, float]:
+    """The samples of a Prometheus text exposition, by name and labels."""
     samples: dict[str, float] = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):

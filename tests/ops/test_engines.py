@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 import referee.service
 from referee import cli, logs, workers
+from referee import metrics as m
 from referee.sealing import SEAL_MALFORMED
 from referee.server import DEFAULT_THREADS, ENGINE_CHOICES, ENGINES, ServerSettings, engine_for
 from referee.v1 import referee_pb2 as pb
@@ -196,6 +197,52 @@ def test_both_engines_answer_alike(engine: str) -> None:
     ]
     ids = [x["request_id"] for x in lines]
     assert ids[1] == "r-1" and len(set(ids)) == 5
+
+
+def test_a_calls_latency_starts_when_the_server_admits_it(engine: str) -> None:
+    """A call's ``ms`` and ``referee_rpc_duration_seconds`` run from its admission (its
+    headers read) to its answer, on both engines: the reading of its request is in it,
+    and on the threads engine the wait for a free handler thread too (a call admitted
+    while every handler thread is busy waits for one: ``--threads 1`` here, its one
+    thread held by a call whose request has not come yet). Only lower bounds: from
+    when the test saw a call admitted to when it released the held one."""
+    metrics = m.Metrics()
+    settings = ServerSettings(host="127.0.0.1", port=0, threads=1)
+    with captured_logs() as out, InProcess(settings, metrics, engine=engine) as server:
+        interceptor = server.server.interceptor
+        with grpc.insecure_channel(server.address) as ch, HeldCalls(ch) as held:
+            first = held.start(metadata=(("x-request-id", "held"),))
+            wait_until(lambda: interceptor.in_flight == 1, "the held call admitted")
+            held_admitted = time.perf_counter()
+            second = stub(ch).ListGames.future(
+                pb.ListGamesRequest(), metadata=(("x-request-id", "queued"),), timeout=TIMEOUT
+            )
+            if engine == "threads":
+                wait_until(lambda: interceptor.in_flight == 2, "the second call admitted")
+                queued_admitted = time.perf_counter()
+            else:  # no handler thread to wait for: answered at once
+                assert second.result(TIMEOUT).games
+            time.sleep(0.2)
+            assert second.done() == (engine == "asyncio")  # threads: held up by the first
+            released = time.perf_counter()
+            held.release()
+            assert first.result(TIMEOUT).games and second.result(TIMEOUT).games
+        wait_until(lambda: interceptor.in_flight == 0, "both calls ended")
+        logs.flush()
+    ms = {x["request_id"]: x["ms"] for x in log_lines(out) if x["event"] == "rpc"}
+    bounds = {"held": (released - held_admitted) * 1000}  # its request came at the release
+    if engine == "threads":  # and the queued call waited for the thread until then
+        bounds["queued"] = (released - queued_admitted) * 1000
+    assert min(bounds.values()) >= 200
+    for request_id, bound in bounds.items():
+        assert ms[request_id] >= bound, (request_id, ms, bounds)
+    observed = sum(
+        s.value
+        for family in metrics.registry.collect()
+        for s in family.samples
+        if s.name == "referee_rpc_duration_seconds_sum"
+    )
+    assert observed >= sum(bounds.values()) / 1000, (observed, bounds)
 
 
 def test_a_bug_is_internal_without_details_and_logged(

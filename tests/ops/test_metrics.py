@@ -1,5 +1,5 @@
 """Prometheus metrics scraped over HTTP after known calls (one process; the
-several-worker sum is checked in test_workers)."""
+several-worker sum is checked in test_workers), and the same series in both modes."""
 
 from __future__ import annotations
 
@@ -11,11 +11,24 @@ import pytest
 
 from referee import metrics as m
 from referee.auth import TokenSet
+from referee.sealing import SEAL_REASONS
 from referee.server import ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
-from .helpers import CONFIG, SEED, InProcess, Served, long_replay, sample, scrape, wait_until
+from .helpers import (
+    CONFIG,
+    SEED,
+    InProcess,
+    Served,
+    exposition,
+    families,
+    long_replay,
+    sample,
+    samples_of,
+    scrape,
+    wait_until,
+)
 
 TOKEN = "metrics-test-token-0123456789"
 
@@ -120,6 +133,82 @@ def test_one_process_counts_itself_as_the_one_worker() -> None:
         assert server.terminate() == 0
     finally:
         server.close()
+
+
+def _serving(port: int, workers: int) -> None:
+    """Wait until the server counts its ``workers`` as serving (each ready)."""
+    wait_until(
+        lambda: sample(scrape(port), "referee_workers") == workers,
+        f"referee_workers counting {workers}",
+    )
+
+
+def _counted(port: int, calls: int) -> None:
+    """Wait until ``calls`` calls are counted (each once its handler has ended)."""
+    wait_until(lambda: sample(scrape(port), "referee_rpcs_total") == calls, "the calls counted")
+
+
+def _series(text: str) -> set[str]:
+    """The ``referee_*`` series of an exposition: names and labels, not values."""
+    return {line.rpartition(" ")[0] for line in text.splitlines() if line.startswith("referee_")}
+
+
+def test_one_worker_and_two_workers_show_the_same_series() -> None:
+    """A dashboard or alert written against a one-worker server finds the same families
+    (names and types) and series on a several-worker one (prometheus-client's
+    multiprocess mode), from the start: each refusal reason of a sealed token and the
+    actions of each game by verdict at 0, the families with no series yet (calls by
+    method, latency) described; no ``*_created`` series and no ``python_gc_*`` in
+    either. After the same call, the same series again, each family named once."""
+    metrics_args = ("--metrics-port", "0", "--metrics-host", "127.0.0.1")
+    one = Served("--workers", "1", *metrics_args)
+    two = Served("--workers", "2", *metrics_args)
+    try:
+        ports = {
+            1: one.wait_for("metrics_serving")["port"],
+            2: two.wait_for("supervisor_started")["metrics_port"],
+        }
+        addresses = {
+            1: f"127.0.0.1:{one.wait_for('referee_serving')['port']}",
+            2: f"127.0.0.1:{two.wait_for('supervisor_started')['port']}",
+        }
+        _serving(ports[1], 1)
+        _serving(ports[2], 2)
+        fresh = {n: exposition(port) for n, port in ports.items()}
+        for n, address in addresses.items():
+            with grpc.insecure_channel(address) as ch:
+                stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+                assert stub.ListGames(pb.ListGamesRequest(), timeout=10).games
+            _counted(ports[n], 1)
+        called = {n: exposition(port) for n, port in ports.items()}
+        assert one.terminate() == 0 and two.terminate() == 0
+    finally:
+        one.close()
+        two.close()
+    for texts in (fresh, called):
+        named = {n: families(text) for n, text in texts.items()}
+        for n in (1, 2):
+            assert len(named[n]) == len(set(named[n])), named[n]  # each family once
+        assert sorted(named[1]) == sorted(named[2])
+        assert _series(texts[1]) == _series(texts[2])
+    kinds = dict(families(fresh[1]))
+    assert kinds["referee_rpcs_total"] == "counter"
+    assert kinds["referee_rpc_duration_seconds"] == "histogram"
+    assert not [name for name in kinds if name.endswith("_created") or "_gc_" in name]
+    for text in fresh.values():
+        zero = samples_of(text)
+        for reason in SEAL_REASONS:
+            assert zero[f'referee_sealed_token_refusals_total{{reason="{reason}"}}'] == 0
+        for game in ("ecarte", "earl_of_coventry"):
+            for verdict in ("accepted", "rejected", "penalized"):
+                key = f'referee_actions_total{{game="{game}",verdict="{verdict}"}}'
+                assert zero[key] == 0
+        assert not [k for k in zero if k.startswith(("referee_rpcs", "referee_rpc_"))]
+    for text in called.values():
+        done = samples_of(text)
+        labels = {"method": "ListGames", "game": "", "verdict": "", "code": "OK"}
+        assert sample(done, "referee_rpcs_total", **labels) == 1
+        assert sample(done, "referee_rpc_duration_seconds_count", method="ListGames") == 1
 
 
 def test_sealed_refusal_is_a_no_op_without_metrics() -> None:
@@ -242,8 +331,19 @@ def test_buckets_and_the_verdicts_of_replay_steps() -> None:
     latency = [labels["le"] for labels, _ in got["referee_rpc_duration_seconds_bucket"]]
     assert latency == [str(b) for b in m.LATENCY_BUCKETS] + ["+Inf"]
     assert m.LATENCY_BUCKETS[0] == 0.0005 and m.LATENCY_BUCKETS[-1] == 60.0
-    judged = {labels["verdict"]: v for labels, v in got["referee_actions_total"]}
-    assert judged == {"accepted": 2, "rejected": 1, "penalized": 3, "unspecified": 1}
+    judged = {(labels["game"], labels["verdict"]): v for labels, v in got["referee_actions_total"]}
+    assert {verdict: v for (game, verdict), v in judged.items() if game == "ecarte"} == {
+        "accepted": 2,
+        "rejected": 1,
+        "penalized": 3,
+        "unspecified": 1,
+    }
+    # The other game's verdicts are there from the start, at 0.
+    assert {verdict: v for (game, verdict), v in judged.items() if game != "ecarte"} == {
+        "accepted": 0,
+        "rejected": 0,
+        "penalized": 0,
+    }
 
 
 def test_the_metrics_port_on_the_ipv6_wildcard_serves_ipv4_too() -> None:
