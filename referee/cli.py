@@ -217,6 +217,16 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
     )
     _add_setting(
         group,
+        "--max-concurrent-replays",
+        "MAX_CONCURRENT_REPLAYS",
+        "0",
+        _int_range(0, 1_000_000),
+        "Replays in flight per worker beyond which a Replay is refused with "
+        "RESOURCE_EXHAUSTED: bounds the memory long Replays need, about 45 MiB each at "
+        "the action cap (0: no limit but --max-concurrent-rpcs)",
+    )
+    _add_setting(
+        group,
         "--coalesce-us",
         "COALESCE_US",
         "200",
@@ -410,6 +420,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         grace_seconds=args.grace_seconds,
         max_replay_actions=args.max_replay_actions,
         max_concurrent_rpcs=args.max_concurrent_rpcs,
+        max_concurrent_replays=args.max_concurrent_replays,
         coalesce_us=args.coalesce_us,
         engine=args.engine,
         threads=args.threads,

@@ -98,6 +98,9 @@ class ServerSettings:
     require_sealed: bool = False
     # Limits and connections
     max_concurrent_rpcs: int = 0  # per worker; 0: no limit
+    # Replays in flight per worker (each holds its request and answer parsed: about
+    # 45 MiB at the 100,000-action cap); 0: no limit but max_concurrent_rpcs.
+    max_concurrent_replays: int = 0
     coalesce_us: int = 200  # under load, short calls run in batches (0: never)
     keepalive_time_seconds: float = 60.0
     keepalive_timeout_seconds: float = 20.0
@@ -169,6 +172,7 @@ class _Method:
     busy: Any
     needs_token: bool
     limited: bool
+    replay: bool = False  # counted also among the Replays in flight
 
 
 def _address(host: str, port: int) -> str:
@@ -202,6 +206,7 @@ class CallBook:
         auth: TokenSet | None = None,
         max_concurrent: int = 0,
         max_response_bytes: int = 0,
+        max_replays: int = 0,
     ) -> None:
         self._methods: dict[str, _Method | None] = {}
         # Only a Replay's answer can outgrow the limit (its steps, its log): checked
@@ -219,6 +224,8 @@ class CallBook:
         # task ends then; threads: gRPC's termination callback, ``_answering``): for
         # the limit, the metric, and a graceful stop, which waits for none to be left.
         self.in_flight = 0
+        self._max_replays = max_replays
+        self.replays_in_flight = 0  # of them, Replays (for their own limit)
 
     def _admit(self, entry: _Method, metadata: Any) -> Any:
         """The handler for a call of a prepared method: its own, or one refusing it.
@@ -235,16 +242,24 @@ class CallBook:
         if entry.limited:
             if self._max and self.in_flight >= self._max:
                 return entry.busy
-            self._enter()
+            if entry.replay:
+                if self._max_replays and self.replays_in_flight >= self._max_replays:
+                    return entry.busy
+                self._enter(True)
+            else:
+                self._enter(False)
         return entry.handler
 
-    def _enter(self) -> None:
-        """A call is admitted: in flight until it ends (``_track`` arranges ``_leave``)."""
+    def _enter(self, replay: bool) -> None:
+        """A call is admitted: in flight until it ends (``_track`` arranges ``_leave``,
+        or ``_leave_replay`` for a Replay)."""
         with self._lock:
             self.in_flight += 1
+            if replay:
+                self.replays_in_flight += 1
         if self._metrics is not None:
             self._metrics.in_flight.inc()
-        self._track()
+        self._track(replay)
 
     def _leave(self, _done: object = None) -> None:
         with self._lock:
@@ -252,8 +267,16 @@ class CallBook:
         if self._metrics is not None:
             self._metrics.in_flight.dec()
 
-    def _track(self) -> None:
-        """Have ``_leave`` called when the admitted call ends, however it ends."""
+    def _leave_replay(self, _done: object = None) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            self.replays_in_flight -= 1
+        if self._metrics is not None:
+            self._metrics.in_flight.dec()
+
+    def _track(self, replay: bool) -> None:
+        """Have ``_leave`` (a Replay: ``_leave_replay``) called when the admitted call
+        ends, however it ends."""
         raise NotImplementedError
 
     def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
@@ -289,6 +312,7 @@ class CallBook:
             busy=wrap(self._refuse(grpc.StatusCode.RESOURCE_EXHAUSTED), None),
             needs_token=needs_token,
             limited=not is_grpc,
+            replay=short == "Replay" and not is_grpc,
         )
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
@@ -362,10 +386,10 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
             return await continuation(handler_call_details)
         return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
 
-    def _track(self) -> None:
+    def _track(self, replay: bool) -> None:
         task = asyncio.current_task()
         if task is not None:  # the RPC's task: done however the call ends
-            task.add_done_callback(self._leave)
+            task.add_done_callback(self._leave_replay if replay else self._leave)
 
     def _wrap(self, short: str, inner: Handler, quiet: bool) -> Handler:
         book = self._book
@@ -553,6 +577,8 @@ class ServerBase:
             fields["health_port"] = self.health_port
         if s.max_concurrent_rpcs:
             fields["max_concurrent_rpcs"] = s.max_concurrent_rpcs
+        if s.max_concurrent_replays:
+            fields["max_concurrent_replays"] = s.max_concurrent_replays
         fields.update(more)
         log.info("referee_serving", **fields)
 
@@ -625,6 +651,7 @@ class RefereeServer(ServerBase):
             settings.auth,
             settings.max_concurrent_rpcs,
             max_response_bytes=settings.max_message_bytes,
+            max_replays=settings.max_concurrent_replays,
         )
         self.coalescer = (
             Coalescer(

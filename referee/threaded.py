@@ -66,6 +66,9 @@ _ADMITTED: ContextVar[bool] = ContextVar("referee_admitted", default=False)
 # Set in the same context when the admitted call's handler starts: the call then leaves
 # once gRPC has written its answer (its termination callbacks), not when its task ends.
 _HANDLED: ContextVar[bool] = ContextVar("referee_handled", default=False)
+# Set in the same context when the admitted call is a Replay (counted among the Replays
+# in flight too: it leaves through ``_leave_replay``).
+_REPLAY: ContextVar[bool] = ContextVar("referee_replay", default=False)
 
 
 class _CallPool(futures.ThreadPoolExecutor):
@@ -78,15 +81,21 @@ class _CallPool(futures.ThreadPoolExecutor):
     context the interceptor ran in: a submission whose context says the call was
     admitted is that call's."""
 
-    def __init__(self, threads: int, leave: Callable[[object], None]) -> None:
+    def __init__(
+        self,
+        threads: int,
+        leave: Callable[[object], None],
+        leave_replay: Callable[[object], None],
+    ) -> None:
         super().__init__(max_workers=threads, thread_name_prefix="referee-call")
         self._leave = leave
+        self._leave_replay = leave_replay
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
         future = super().submit(fn, *args, **kwargs)
         context = getattr(fn, "__self__", None)
         if isinstance(context, Context) and context.get(_ADMITTED, False):
-            leave = self._leave
+            leave = self._leave_replay if context.get(_REPLAY, False) else self._leave
 
             def ended(done: object) -> None:
                 if not context.get(_HANDLED, False):  # else gRPC's callback leaves
@@ -106,9 +115,10 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         max_concurrent: int = 0,
         max_response_bytes: int = 0,
         threads: int = 8,
+        max_replays: int = 0,
     ) -> None:
-        super().__init__(metrics, auth, max_concurrent, max_response_bytes)
-        self.pool = _CallPool(threads, self._leave)
+        super().__init__(metrics, auth, max_concurrent, max_response_bytes, max_replays)
+        self.pool = _CallPool(threads, self._leave, self._leave_replay)
 
     def intercept_service(
         self,
@@ -125,8 +135,10 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             return continuation(handler_call_details)
         return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
 
-    def _track(self) -> None:
+    def _track(self, replay: bool) -> None:
         _ADMITTED.set(True)  # in the call's context: its pool task or gRPC calls _leave
+        if replay:
+            _REPLAY.set(True)
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
         return threaded_handler(
@@ -142,8 +154,9 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         if not _ADMITTED.get():
             return
         _HANDLED.set(True)
-        if not context.add_callback(self._leave):  # the call has ended already
-            self._leave()
+        leave = self._leave_replay if _REPLAY.get() else self._leave
+        if not context.add_callback(leave):  # the call has ended already
+            leave()
 
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
         """grpcio's own streaming services on the threaded server (health Watch, which
@@ -298,6 +311,7 @@ class ThreadedRefereeServer(ServerBase):
             settings.max_concurrent_rpcs,
             max_response_bytes=settings.max_message_bytes,
             threads=settings.threads,
+            max_replays=settings.max_concurrent_replays,
         )
         # Health answers watchers from a thread of its own, in order (ThreadedHealth).
         self._health_pool = futures.ThreadPoolExecutor(1, thread_name_prefix="referee-health")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -187,3 +189,47 @@ def test_calls_in_flight_are_counted_without_a_limit_when_metrics_are_on() -> No
         held.release()
         assert future.result(TIMEOUT).games
         wait_until(lambda: in_flight() == 0, "the gauge to follow")
+
+
+@pytest.mark.parametrize("engine", ["asyncio", "threads"])
+def test_a_limit_of_replays_in_flight(engine: str) -> None:
+    """``--max-concurrent-replays``: with one Replay in flight (admitted, its request
+    still coming), the next Replay is refused with RESOURCE_EXHAUSTED, other calls are
+    served; once it has ended the next is served, and Replays that end in any way
+    (answered, refused for their length) leave the count."""
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, max_concurrent_replays=1, max_replay_actions=100
+    )
+    request = long_replay(50)
+    released = threading.Event()
+
+    def held() -> Iterator[pb.ReplayRequest]:
+        released.wait(TIMEOUT)
+        yield request
+
+    with InProcess(settings, engine=engine) as server, grpc.insecure_channel(server.address) as ch:
+        interceptor = server.server.interceptor
+        replay = ch.stream_unary(
+            "/referee.v1.RefereeService/Replay",
+            request_serializer=pb.ReplayRequest.SerializeToString,
+            response_deserializer=pb.ReplayResponse.FromString,
+        )
+        future = replay.future(held(), timeout=TIMEOUT)
+        try:
+            wait_until(lambda: interceptor.replays_in_flight == 1, "the Replay in flight")
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).Replay(request, timeout=10)
+            assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=10).games
+        finally:
+            released.set()
+        assert len(future.result(TIMEOUT).steps) == 50
+        wait_until(lambda: interceptor.replays_in_flight == 0, "the Replay to leave")
+        assert len(stub(ch).Replay(request, timeout=10).steps) == 50
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).Replay(long_replay(101), timeout=10)  # over max_replay_actions
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        wait_until(
+            lambda: (interceptor.replays_in_flight, interceptor.in_flight) == (0, 0),
+            "every call to leave",
+        )
