@@ -154,3 +154,33 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
     files = out.stdout.split()
     assert len(files) == 5 and all(f.endswith(".so") for f in files), out.stdout
     assert sys.prefix != str(env_dir)
+
+
+def test_the_build_context_keeps_what_the_dockerfile_copies() -> None:
+    """``.dockerignore`` leaves out of the build context what the image does not need
+    (a development tree's .venv, caches, compiled modules), never what it copies."""
+    import fnmatch
+
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    copied = []
+    for line in re.findall(r"^COPY\s+(.*)$", text, flags=re.MULTILINE):
+        words = [w for w in line.split() if not w.startswith("--")]
+        copied += words[:-1]  # the sources; the last word is the destination
+    assert {"referee", "buildsys", "pyproject.toml"} <= set(copied)
+    files = [p for c in copied for p in (ROOT / c, *(ROOT / c).rglob("*.py"))]
+    for path in files:
+        relative = path.relative_to(ROOT).as_posix()
+        parts = relative.split("/")
+        for pattern in patterns:
+            plain = pattern.removeprefix("**/")
+            hit = fnmatch.fnmatch(relative, pattern) or any(
+                fnmatch.fnmatch(part, plain) for part in parts
+            )
+            assert not hit, f"{relative} is copied by the Dockerfile but excluded by {pattern}"
+    for excluded in (".venv", "tests", "clients", ".git"):
+        assert excluded in patterns
