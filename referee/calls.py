@@ -82,8 +82,10 @@ class Book:
         status: str,
         response: Any,
         level: int,
+        context: Any,
     ) -> None:
-        """A call ended with ``status``: its metrics and its one log line."""
+        """A call ended with ``status``: its metrics and its one log line (with the
+        peer's address when it was refused for want of a token or a credential)."""
         CURRENT_CALL.reset(token)
         seconds = time.perf_counter() - start
         short = info.method
@@ -113,6 +115,10 @@ class Book:
         client = CLIENT.get()
         if client:
             fields["client"] = client
+        if status == "UNAUTHENTICATED" or status == "PERMISSION_DENIED":
+            # Who was refused (no token, a wrong one, another seat's credential): its
+            # address, to trace repeated attempts. Not asked of other calls (a lookup).
+            fields["peer"] = context.peer()
         rpc_line(fields, level)
 
 
@@ -205,6 +211,6 @@ def threaded_handler(
             context.abort(grpc.StatusCode.INTERNAL, "internal error")
             raise
         finally:
-            book.end(info, token, start, status, response, level)
+            book.end(info, token, start, status, response, level, context)
 
     return handler

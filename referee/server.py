@@ -434,7 +434,7 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
                 raise
             finally:
-                end(info, token, start, status, response, level)
+                end(info, token, start, status, response, level, context)
 
         return handler
 

@@ -31,6 +31,9 @@ class Context:
     def set_trailing_metadata(self, trailing: tuple[tuple[str, str], ...]) -> None:
         self.trailing = trailing
 
+    def peer(self) -> str:
+        return "ipv4:198.51.100.7:40000"
+
 
 def test_a_request_id_is_made_unique_and_returned_in_the_trailing_metadata() -> None:
     book, other = Book(None, False, None), Book(None, False, None)
@@ -110,9 +113,10 @@ def _ended(
     fill: Callable[[CallInfo], None] = lambda info: None,
     level: int = logging.INFO,
 ) -> None:
-    info, token, start = book.begin(method, Context((("x-request-id", "r-9"),)))
+    context = Context((("x-request-id", "r-9"),))
+    info, token, start = book.begin(method, context)
     fill(info)
-    book.end(info, token, start, status, response, level)
+    book.end(info, token, start, status, response, level, context)
     assert CURRENT_CALL.get() is None  # the call's info is gone with it
 
 
@@ -141,6 +145,7 @@ def test_a_calls_line_and_metrics_say_what_it_did(
 
     _ended(book, "Replay", "OK", replay, fill=game, level=logging.DEBUG)
     _ended(book, "ListGames", "UNAUTHENTICATED")
+    _ended(book, "ViewState", "PERMISSION_DENIED")
 
     def accepted(info: CallInfo) -> None:
         info.game, info.verdict = "ecarte", "accepted"
@@ -173,24 +178,29 @@ def test_a_calls_line_and_metrics_say_what_it_did(
         },
         logging.DEBUG,
     )
+    # A refusal for want of a token or a credential names the peer; no other line does.
     assert lines[2][0] == {
         "method": "ListGames",
         "status": "UNAUTHENTICATED",
         "ms": 250.0,
         "request_id": "r-9",
+        "peer": "ipv4:198.51.100.7:40000",
     }
-    assert lines[3][0]["verdict"] == "accepted" and "violations" not in lines[3][0]
+    assert lines[3][0]["peer"] == "ipv4:198.51.100.7:40000"
+    assert [line for line, _ in lines if "peer" in line] == [lines[2][0], lines[3][0]]
+    assert lines[4][0]["verdict"] == "accepted" and "violations" not in lines[4][0]
     assert metrics.calls == [
         ("rpc", "ApplyAction", "ecarte", "rejected", "OK", pytest.approx(0.00123449)),
         ("action", "ecarte", "rejected"),
         ("rpc", "Replay", "earl_of_coventry", "", "OK", 0.5),
         ("replay_steps", "earl_of_coventry", steps),
         ("rpc", "ListGames", "", "", "UNAUTHENTICATED", 0.25),
+        ("rpc", "ViewState", "", "", "PERMISSION_DENIED", 0.0),
         ("rpc", "ApplyAction", "ecarte", "accepted", "DEADLINE_EXCEEDED", 0.0),
         ("rpc", "Replay", "earl_of_coventry", "", "INVALID_ARGUMENT", 0.0),
         ("rpc", "ApplyAction", "earl_of_coventry", "", "OK", 0.0),
     ]
-    assert [c[:2] for c in log.calls] == [("debug", "rpc_start")] * 6
+    assert [c[:2] for c in log.calls] == [("debug", "rpc_start")] * 7
     assert log.calls[0][2] == {"method": "ApplyAction", "request_id": "r-9"}
     quiet = Recorder()
     _ended(Book(None, False, quiet), "Check", "OK")  # type: ignore[arg-type]

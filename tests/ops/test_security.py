@@ -145,6 +145,10 @@ def test_tokens_missing_wrong_and_right() -> None:
         "OK",
     ]
     assert [e.get("client") for e in lines if e["status"] == "OK"] == ["frontend", "token-2"]
+    # A refused call names its peer (to trace repeated attempts); an answered one does not.
+    refused = [e for e in lines if e["status"] == "UNAUTHENTICATED"]
+    assert all(e["peer"].startswith(("ipv4:127.0.0.1:", "ipv6:")) for e in refused), refused
+    assert not [e for e in lines if e["status"] == "OK" and "peer" in e]
     text = out.getvalue()
     assert TOKEN[:12] not in text and OTHER[:12] not in text  # never logged
 
