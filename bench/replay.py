@@ -13,9 +13,12 @@ Each action is decoded, refereed, and its state encoded and hashed (the hash cha
 from __future__ import annotations
 
 import argparse
+import contextlib
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import grpc
 from workload import (  # bench/ is on sys.path when this script runs
@@ -38,6 +41,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextlib.contextmanager
+def serving(*options: str) -> Iterator[tuple[int, Any]]:
+    """``referee serve --workers 1`` with ``options``, quiet: its pid and a stub to it
+    (messages up to 64 MiB either way), stopped at the end."""
+    port = free_port()
+    server = subprocess.Popen(
+        serve_command(port, "--log-level", "warning", *options),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        big = 64 * 1024 * 1024
+        with grpc.insecure_channel(
+            f"127.0.0.1:{port}",
+            options=[
+                ("grpc.max_receive_message_length", big),
+                ("grpc.max_send_message_length", big),
+            ],
+        ) as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+            yield server.pid, referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--actions", type=int, default=50_000)
@@ -58,24 +87,7 @@ def main() -> None:
         f"--memory-actions {args.memory_actions} --memory-calls {args.memory_calls}"
     )
     print(f"build: {build()}")
-    port = free_port()
-    server = subprocess.Popen(
-        serve_command(
-            port, "--log-level", "warning", "--max-replay-actions", str(max(args.actions, 100_000))
-        ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        channel = grpc.insecure_channel(
-            f"127.0.0.1:{port}",
-            options=[
-                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-                ("grpc.max_send_message_length", 64 * 1024 * 1024),
-            ],
-        )
-        grpc.channel_ready_future(channel).result(timeout=30)
-        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+    with serving("--max-replay-actions", str(max(args.actions, 100_000))) as (_, stub):
         print(f"{'game':18} {'actions':>8} {'in-process/s':>14} {'over gRPC/s':>12}")
         for game in ("earl_of_coventry", "ecarte"):
             request = long_log(game, args.actions, config=LONG_ECARTE if game == "ecarte" else None)
@@ -90,10 +102,6 @@ def main() -> None:
                 best_remote = min(best_remote, time.perf_counter() - start)
                 assert local.final_hash == remote.final_hash and len(remote.steps) == n
             print(f"{game:18} {n:>8,} {n / best_local:>14,.0f} {n / best_remote:>12,.0f}")
-        channel.close()
-    finally:
-        server.terminate()
-        server.wait(30)
     request = long_log("earl_of_coventry", args.actions)
     others_meanwhile(request)
     request.include_log = True  # the answer three times as large
@@ -140,57 +148,24 @@ def _peak_kib(pid: int) -> int:
 def peak_memory(request: pb.ReplayRequest, name: str, engine: str, calls: int) -> None:
     """A one-process server's peak resident size before and after ``calls`` Replays of
     ``request`` sent at once."""
-    port = free_port()
-    server = subprocess.Popen(
-        serve_command(port, "--log-level", "warning", "--engine", engine),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        channel = grpc.insecure_channel(
-            f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
-        )
-        grpc.channel_ready_future(channel).result(timeout=30)
-        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+    with serving("--engine", engine) as (pid, stub):
         stub.ListGames(pb.ListGamesRequest())
-        before = _peak_kib(server.pid)
+        before = _peak_kib(pid)
         replays = [stub.Replay.future(request, timeout=600) for _ in range(calls)]
         size = max(r.result().ByteSize() for r in replays)
-        after = _peak_kib(server.pid)
-        print(
-            f"  --engine {engine:8} {name:14} answer {size / 2**20:5.1f} MiB: "
-            f"{before / 1024:6.1f} -> {after / 1024:6.1f} MiB "
-            f"({(after - before) / 1024 / calls:5.1f} MiB a Replay)"
-        )
-        channel.close()
-    finally:
-        server.terminate()
-        server.wait(30)
+        after = _peak_kib(pid)
+    print(
+        f"  --engine {engine:8} {name:14} answer {size / 2**20:5.1f} MiB: "
+        f"{before / 1024:6.1f} -> {after / 1024:6.1f} MiB "
+        f"({(after - before) / 1024 / calls:5.1f} MiB a Replay)"
+    )
 
 
 def others_meanwhile(request: pb.ReplayRequest) -> None:
     """Other calls during two concurrent long Replays on one grpc.aio worker: a client
     sends ListGames one after the other until both Replays have answered."""
-    port = free_port()
-    server = subprocess.Popen(
-        serve_command(
-            port,
-            "--log-level",
-            "warning",
-            "--engine",
-            "asyncio",
-            "--max-replay-actions",
-            str(max(len(request.actions), 100_000)),
-        ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        channel = grpc.insecure_channel(
-            f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
-        )
-        grpc.channel_ready_future(channel).result(timeout=30)
-        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+    limit = str(max(len(request.actions), 100_000))
+    with serving("--engine", "asyncio", "--max-replay-actions", limit) as (_, stub):
         stub.ListGames(pb.ListGamesRequest())
         start = time.perf_counter()
         replays = [stub.Replay.future(request, timeout=600) for _ in range(2)]
@@ -209,10 +184,6 @@ def others_meanwhile(request: pb.ReplayRequest) -> None:
             f"{took:.2f} s; meanwhile {len(waits)} ListGames, "
             f"median {waits[len(waits) // 2] * 1e3:.1f} ms, max {waits[-1] * 1e3:.0f} ms"
         )
-        channel.close()
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 if __name__ == "__main__":

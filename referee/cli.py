@@ -883,16 +883,7 @@ class _Server:
         self.client = client
 
     def _call(self, method: Any, request: Any) -> Any:
-        import grpc
-
-        from referee.client import RefereeError
-
-        try:
-            return method(
-                request, timeout=self.client.timeout, metadata=self.client.metadata or None
-            )
-        except grpc.RpcError as e:
-            raise RefereeError.from_rpc_error(e) from None
+        return self.client._call(method, request, None)
 
     def NewGame(self, request: Any) -> Any:
         return self._call(self.client.stub.NewGame, request)

@@ -23,7 +23,6 @@ import grpc
 import structlog
 
 from referee import logs
-from referee.cards import card_list
 from referee.v1 import common_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
@@ -374,18 +373,7 @@ def make_certs(directory: Path) -> Certs:
 
 
 def rejected_replay(stub: Any, actions: int) -> tuple[pb.NewGameResponse, pb.ReplayRequest]:
-    """A new Earl of Coventry game, and a Replay of ``actions`` plays by a seat that is
-    not on turn (each rejected, so its answer grows with them and the state does not)."""
-    config = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig())
-    seed = bytes(32)
-    first = stub.NewGame(pb.NewGameRequest(config=config, seed=seed))
-    s = first.state.earl_of_coventry
-    other = (s.turn + 1) % 4
-    card = card_list(s.seats[other].hand)[0]
-    bad = pb.Action(
-        actor=common_pb2.Actor(seat=other),
-        earl_of_coventry=eoc.EarlOfCoventryAction(
-            play=eoc.EarlOfCoventryPlay(card={"suit": card // 13 + 1, "rank": card % 13 + 1})
-        ),
-    )
-    return first, pb.ReplayRequest(config=config, seed=seed, actions=[bad] * actions)
+    """:func:`long_replay`, and the server's answer to its NewGame: the state it starts
+    from, which its every refused action leaves as it is (so its final hash)."""
+    request = long_replay(actions)
+    return stub.NewGame(pb.NewGameRequest(config=request.config, seed=request.seed)), request

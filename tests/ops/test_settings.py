@@ -304,7 +304,7 @@ def test_a_whole_number_setting_takes_its_range_and_nothing_beyond(
     assert f"environment REFEREE_{variable}" in capsys.readouterr().err
     # The flag wins over a variable that does not parse.
     args = cli._parser().parse_args(["serve", flag, str(highest)])
-    assert getattr(cli._settings(args.serve_parser, args), flag[2:].replace("-", "_"), highest)
+    assert getattr(cli._settings(args.serve_parser, args), flag[2:].replace("-", "_")) == highest
 
 
 @pytest.mark.parametrize(
