@@ -98,6 +98,10 @@ def test_E_CONF_configuration_out_of_range_is_an_error(config: EcarteConfig, fie
     with pytest.raises(InvalidInput) as e:
         RULES.new_game(config, bytes(32))
     assert [v.field for v in e.value.violations] == [field]
+    # The upper bounds of stakes and multipliers are the project's decision D-9 (E-CONF
+    # gives lower bounds only); the message cites both.
+    upper = field in ("stake", "vole_multiplier", "king_multiplier")
+    assert ("D-9" in e.value.violations[0].description) is upper
 
 
 def test_E_CONF_limits_are_inclusive() -> None:

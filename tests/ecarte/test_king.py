@@ -72,6 +72,10 @@ def test_E_KING_1_too_late_after_the_first_lead() -> None:
     assert rejected(s, announce(DEALER)) == [V.KING_TOO_LATE]
     assert rule_ids(s, announce(DEALER)) == ["E-KING-1"]
     assert ActionKind.ANNOUNCE_KING not in {a.kind for a in RULES.legal_actions(s, None)}
+    (v,) = RULES.apply(s, announce(DEALER)).violations
+    assert v.message == (
+        "the king must be announced before the first lead; 1 card(s) of this deal have been played"
+    )
 
 
 def test_E_KING_2_announcing_without_the_king_is_rejected() -> None:
@@ -79,10 +83,15 @@ def test_E_KING_2_announcing_without_the_king_is_rejected() -> None:
     s = fresh()
     assert rejected(s, announce(ELDER)) == [V.KING_NOT_HELD]
     assert rule_ids(s, announce(ELDER)) == ["E-KING-2"]
-    # A turned-up king is held by nobody.
+    (v,) = RULES.apply(s, announce(ELDER)).violations
+    assert v.message == "seat 1 does not hold KC"
+    # A turned-up king is held by nobody (D-7), and the message says why.
     t = build("7D 8D 9D 7H 9S", "QC JC 10H KS QS", "KC", points=(1, 0))
     assert rejected(t, announce(DEALER)) == [V.KING_NOT_HELD]
     assert rejected(t, announce(ELDER)) == [V.KING_NOT_HELD]
+    for who in (DEALER, ELDER):
+        (v,) = RULES.apply(t, announce(who)).violations
+        assert v.message == "KC is the turn-up, which nobody holds (D-7)"
 
 
 def test_E_KING_3_announced_king_may_not_be_discarded() -> None:

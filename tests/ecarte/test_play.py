@@ -123,6 +123,23 @@ def test_E_PLAY_7_trick_winner() -> None:
         assert out.state.tricks_won[winner] == 1 and out.state.turn == winner
 
 
+def test_D_25_two_trumps_the_higher_wins() -> None:
+    """D-25 (E-PLAY-7 with E-PLAY-4): when trumps are led and answered with a trump, the
+    higher trump wins, in Écarté order (the king above the ace); a lower trump answered
+    is possible only without a higher one, and loses."""
+    cases = [
+        ("QC", "KC 8H 9H 10H JH", "KC", DEALER),  # the king of trumps beats the queen
+        ("AC", "KC 8H 9H 10H JH", "KC", DEALER),  # the king above the ace
+        ("KC", "8C 8H 9H 10H JH", "8C", ELDER),  # no higher trump: the led trump wins
+        ("9C", "10C 8H 9H 10H JH", "10C", DEALER),
+    ]
+    for led, hand, answer, winner in cases:
+        s = answering(hand, led, elder="JD QD KD AD")
+        out = ok(s, play(DEALER, answer))
+        (won,) = [e for e in out.events if isinstance(e, TrickWon)]
+        assert won.seat == winner, (led, answer)
+
+
 def test_E_PLAY_8_all_five_tricks_are_played() -> None:
     """E-PLAY-8: no early stop: after one side has three tricks play goes on."""
     s = build(

@@ -801,7 +801,10 @@ class EcarteRules:
         if state.tricks:
             out.append(
                 Violation(
-                    V.KING_TOO_LATE, "the king is announced before the first lead", "E-KING-1"
+                    V.KING_TOO_LATE,
+                    "the king must be announced before the first lead; "
+                    f"{len(state.tricks)} card(s) of this deal have been played",
+                    "E-KING-1",
                 )
             )
         if state.king_announced >= 0:
@@ -812,7 +815,15 @@ class EcarteRules:
                     "E-KING-5",
                 )
             )
-        if not state.hands[seat] >> king & 1:
+        if state.turn_up == king:
+            out.append(
+                Violation(
+                    V.KING_NOT_HELD,
+                    f"{name(king)} is the turn-up, which nobody holds (D-7)",
+                    "E-KING-2",
+                )
+            )
+        elif not state.hands[seat] >> king & 1:
             out.append(
                 Violation(V.KING_NOT_HELD, f"seat {seat} does not hold {name(king)}", "E-KING-2")
             )

@@ -97,9 +97,10 @@ class EcarteConfig:
             errors.append(FieldViolation("packets", "is unknown (E-DEAL-2)"))
         rng("target_points", self.target_points, 1, MAX_TARGET, "E-VAR-1")
         rng("games_to_win", self.games_to_win, 1, MAX_GAMES_TO_WIN, "E-VAR-2")
-        rng("stake", self.stake, 0, MAX_STAKE, "E-CONF")
-        rng("vole_multiplier", self.vole_multiplier, 1, MAX_MULTIPLIER, "E-CONF")
-        rng("king_multiplier", self.king_multiplier, 1, MAX_MULTIPLIER, "E-CONF")
+        # E-CONF gives lower bounds only; the upper ones are D-9's.
+        rng("stake", self.stake, 0, MAX_STAKE, "E-CONF, D-9")
+        rng("vole_multiplier", self.vole_multiplier, 1, MAX_MULTIPLIER, "E-CONF, D-9")
+        rng("king_multiplier", self.king_multiplier, 1, MAX_MULTIPLIER, "E-CONF, D-9")
         rng("wager_limit", self.wager_limit, 1, MAX_WAGER_LIMIT, "E-CONF")
         if errors:
             raise InvalidInput(errors)
