@@ -305,7 +305,57 @@ def test_lead_due_fields() -> None:
     assert invalid_fields(changed(lead, lambda s: setattr(s, "current_rank", 4))) == {
         "current_rank"
     }
-    assert invalid_fields(changed(lead, lambda s: setattr(s, "last_player", 1))) == {"last_player"}
+    # Within a round, last_player (the player of the finished run's last card) says
+    # who leads and turn must follow it: the two differing are reported on turn.
+    assert invalid_fields(changed(lead, lambda s: setattr(s, "last_player", 1))) == {"turn"}
+
+
+def violations_of(state: EarlState) -> list[tuple[str, str]]:
+    with pytest.raises(InvalidInput) as e:
+        RULES.validate(state, check_deal=False)
+    return [(v.field, v.description) for v in e.value.violations]
+
+
+def test_turn_moved_at_a_lead_is_reported_on_turn_with_the_leader() -> None:
+    """C-PLAY-1, C-PLAY-5, C-PLAY-7: at a lead, turn is the leader, whom last_player
+    names. A state whose turn was moved to another seat is refused on ``turn`` (not on
+    ``last_player``, which the client did not touch), saying which seat leads."""
+    first = fresh()  # the round's first lead: the eldest, seat 0, leads (C-PLAY-1)
+    assert (first.turn, first.last_player, first.played) == (0, 0, b"")
+    assert violations_of(changed(first, lambda s: setattr(s, "turn", 2))) == [
+        (
+            "turn",
+            "must be 0, the leader (last_player), when a lead is due (C-PLAY-1, C-PLAY-5, "
+            "C-PLAY-7)",
+        )
+    ]
+    # Within a round: seat 2 played the Earl (C-PLAY-5) or the last card of a run cut
+    # short (C-PLAY-7) and leads.
+    lead = make_state(["5C 7C 9C", "KD 8D", "QH 3H 5H", "5S 2S"], turn=2)
+    assert lead.played and lead.run_length == 0
+    for seat in (0, 1, 3):
+        assert violations_of(changed(lead, lambda s, seat=seat: setattr(s, "turn", seat))) == [
+            (
+                "turn",
+                "must be 2, the leader (last_player), when a lead is due (C-PLAY-1, "
+                "C-PLAY-5, C-PLAY-7)",
+            )
+        ]
+    # At the round's first lead with the eldest on turn, it is last_player that moved.
+    assert violations_of(changed(first, lambda s: setattr(s, "last_player", 3))) == [
+        (
+            "last_player",
+            "must be 0, the eldest on turn, when the round's first lead is due (C-PLAY-1)",
+        )
+    ]
+    # A seat not dealt in is reported as such, once.
+    cfg = EarlConfig(seats=4, scoring=Scoring.COUNTERS)
+    tiebreak = make_state(
+        ["", "2D 3D", "", "5C 6C"], config=cfg, turn=3, dealer=1, dealt_in=[1, 3], tiebreak=True
+    )
+    assert violations_of(changed(tiebreak, lambda s: setattr(s, "turn", 0))) == [
+        ("turn", "points to a seat not dealt in")
+    ]
 
 
 def test_run_fields() -> None:

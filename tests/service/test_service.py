@@ -302,6 +302,8 @@ def _turn_to_seat_without_rank(s: eoc.EarlOfCoventryState) -> None:
         (_drop_card, "state.earl_of_coventry.seats"),
         (_move_card, "state.earl_of_coventry.seats[0].hand"),
         (lambda s: setattr(s, "turn", 9), "state.earl_of_coventry.turn"),
+        # At the first lead, turn moved off the eldest (whom last_player names).
+        (lambda s: setattr(s, "turn", (s.turn + 1) % 4), "state.earl_of_coventry.turn"),
         (lambda s: setattr(s, "phase", 7), "state.earl_of_coventry.phase"),
         (lambda s: setattr(s, "current_rank", 40), "state.earl_of_coventry.current_rank"),
         (lambda s: s.seats.pop(), "state.earl_of_coventry.seats"),

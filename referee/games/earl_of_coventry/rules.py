@@ -9,7 +9,7 @@ every state on the way in).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -597,15 +597,18 @@ class EarlOfCoventryRules:
         for s in range(n):
             if state.dealt_in >> s & 1 and not state.hands[s]:
                 bad(f"seats[{s}].hand", "an empty hand ends the round (C-PLAY-8)")
+        seats_ok = True
         if not state.dealt_in >> state.turn & 1:
             bad("turn", "points to a seat not dealt in")
+            seats_ok = False
         if not state.dealt_in >> state.last_player & 1:
             bad("last_player", "points to a seat not dealt in")
+            seats_ok = False
         if state.run_length == 0:
             if state.current_rank != NO_RANK:
                 bad("current_rank", "must be unspecified when a lead is due")
-            if state.turn != state.last_player:
-                bad("last_player", "must equal turn when a lead is due")
+            if seats_ok and state.turn != state.last_player:
+                self._blame_lead(state, bad)
         elif not 1 <= state.run_length <= 3:
             bad("run_length", "must be 0 .. 3 (a fourth card ends the run, C-PLAY-5)")
         elif not 0 <= state.current_rank < 13:
@@ -616,6 +619,29 @@ class EarlOfCoventryRules:
                 bad("played", "the last run_length cards played must be of the current rank")
             if not state.hands[state.turn] & RANK_MASKS[state.current_rank]:
                 bad("turn", "points to a seat without the current rank (C-PLAY-3)")
+
+    @staticmethod
+    def _blame_lead(state: EarlState, bad: Callable[[str, str], None]) -> None:
+        """A lead is due and ``turn`` and ``last_player``, which then both name the
+        leader, differ: blame the one a client most likely moved, with the seat
+        expected. ``last_player`` holds who leads by the rules (the player of the
+        finished run's last card, C-PLAY-5, C-PLAY-7, or the eldest at a round's start,
+        C-PLAY-1); ``turn`` is what a client edits to change who acts, so it is blamed.
+        Except at a round's first lead with ``turn`` on the eldest (C-PLAY-1) and no
+        card played: there ``last_player`` is the one moved."""
+        eldest = _next_in(state.dealt_in, state.dealer, state.config.seats)
+        if not state.played and state.turn == eldest:
+            bad(
+                "last_player",
+                f"must be {eldest}, the eldest on turn, when the round's first lead is "
+                "due (C-PLAY-1)",
+            )
+        else:
+            bad(
+                "turn",
+                f"must be {state.last_player}, the leader (last_player), when a lead is "
+                "due (C-PLAY-1, C-PLAY-5, C-PLAY-7)",
+            )
 
     # ------------------------------------------------------------ legality
 

@@ -473,7 +473,9 @@ type EarlOfCoventryState struct {
 	RunLength uint32 `protobuf:"varint,8,opt,name=run_length,json=runLength,proto3" json:"run_length,omitempty"`
 	// The seat to act (PLAYING).
 	Turn uint32 `protobuf:"varint,9,opt,name=turn,proto3" json:"turn,omitempty"`
-	// The seat that played the most recent card of the run.
+	// The seat that played the most recent card of the run; when a lead is due
+	// (run_length 0), the leader (C-PLAY-1, C-PLAY-5, C-PLAY-7, or the seat a
+	// botched lead passed to, C-CHANT-3), and then equal to turn.
 	LastPlayer uint32 `protobuf:"varint,10,opt,name=last_player,json=lastPlayer,proto3" json:"last_player,omitempty"`
 	// Counters in the Penalty Earl pool (C-VAR-4).
 	Pool uint64 `protobuf:"varint,11,opt,name=pool,proto3" json:"pool,omitempty"`

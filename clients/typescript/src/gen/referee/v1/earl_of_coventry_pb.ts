@@ -200,7 +200,9 @@ export type EarlOfCoventryState = Message<"referee.v1.EarlOfCoventryState"> & {
   turn: number;
 
   /**
-   * The seat that played the most recent card of the run.
+   * The seat that played the most recent card of the run; when a lead is due
+   * (run_length 0), the leader (C-PLAY-1, C-PLAY-5, C-PLAY-7, or the seat a
+   * botched lead passed to, C-CHANT-3), and then equal to turn.
    *
    * @generated from field: uint32 last_player = 10;
    */
