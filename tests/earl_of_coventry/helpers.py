@@ -122,7 +122,7 @@ def make_state(
     dealer: int | None = None,
     counters: Sequence[int] | None = None,
     pool: int = 0,
-    round: int = 0,
+    round: int | None = None,
     rounds_won: Sequence[int] | None = None,
     eliminated: Iterable[int] = (),
     dealt_in: Iterable[int] | None = None,
@@ -138,7 +138,8 @@ def make_state(
     ``hands[s]`` lists seat ``s``'s cards. ``run`` lists the cards of the run under
     way, oldest first; every other card not in a hand is in the played pile,
     before the run. ``turn`` defaults to ``last_player`` and vice versa (a lead).
-    The dealer defaults to the last seat, so that seat 0 is the eldest.
+    The dealer defaults to the last seat, so that seat 0 is the eldest. A tie-break
+    round (C-SCORE-4) defaults to round 1, its seats sharing the most counters.
     """
     n = len(hands)
     cfg = config if config is not None else EarlConfig(seats=n)
@@ -157,10 +158,19 @@ def make_state(
         turn = last_player if last_player is not None else 0
     if last_player is None:
         last_player = turn
+    if round is None:
+        round = 1 if tiebreak else 0
     if counters is None:
         start = cfg.starting_counters if cfg.uses_counters else 0
         counters = [start] * n
         assert pool == 0, "give counters explicitly with a pool"
+        if tiebreak:  # the seats dealt in had the most: each other seat paid them
+            tied = [s for s in range(n) if dealt_mask >> s & 1]
+            others = [s for s in range(n) if not dealt_mask >> s & 1]
+            for s in tied:
+                counters[s] += len(others)
+            for s in others:
+                counters[s] -= len(tied)
     if rounds_won is None:
         finished = round + (0 if phase is Phase.PLAYING else 1)
         won = [0] * n

@@ -219,6 +219,29 @@ def test_C_CHANT_2_there_is_only_as_whole_words() -> None:
     assert not said_ok(state, 3, "QS", "There'ss")
 
 
+def test_C_CHANT_2_the_article_as_written_a_ace() -> None:
+    """C-CHANT-2 compares whole normalised texts: the second couplet is "There's a
+    {rank} as good as he." with its article as written, so "an Ace" is botched
+    (docs/rules/earl-of-coventry.md, decisions)."""
+    second = make_state(
+        ["AC 2C", "AD 5D", "AH 5H", "QS 5S"], run="AS", last_player=3, turn=0
+    )  # seat 3 led the Ace of spades; seat 0 answers with the Ace of clubs
+    assert said_ok(second, 0, "AC", "There's a Ace as good as he.")
+    assert not said_ok(second, 0, "AC", "There's an Ace as good as he.")
+
+
+def test_C_CHANT_1_one_form_of_the_rank_per_couplet() -> None:
+    """C-CHANT-1 with C-VAR-5: a template with {rank} twice takes one form of the rank
+    in both places (docs/rules/earl-of-coventry.md, decisions)."""
+    templates = ("{rank}! {rank}!", "b", "c", "d")
+    config = EarlConfig(seats=4, call_style=CallStyle.CUSTOM, couplet_templates=templates)
+    assert said_ok(lead_state(config), 0, "10C", "Ten! Ten!")
+    assert said_ok(lead_state(config), 0, "10C", "10! 10!")
+    assert not said_ok(lead_state(config), 0, "10C", "Ten! 10!")
+    assert said_ok(lead_state(config), 0, "JC", "Knave! Knave!")
+    assert not said_ok(lead_state(config), 0, "JC", "Jack! Knave!")
+
+
 def test_C_CHANT_2_unicode_letters_and_digits_are_kept() -> None:
     """C-CHANT-2: letters and digits in the Unicode sense stay (lower-cased); other
     characters go."""

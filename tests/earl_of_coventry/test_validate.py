@@ -592,3 +592,46 @@ def test_C_DEAL_2_hands_hold_only_cards_the_seed_dealt_them() -> None:
     with pytest.raises(InvalidInput) as info:
         RULES.validate(swapped)
     assert {v.field for v in info.value.violations} == {"seats[0].hand", "seats[1].hand"}
+
+
+def test_C_SCORE_4_a_tiebreak_state_must_be_one_the_rules_deal() -> None:
+    """C-SCORE-4: a tie-break round is dealt only with counters, after at least one
+    round, to exactly the seats sharing the most counters; once over, its winner alone
+    wins. A plain state claiming a tie-break otherwise (which would skip C-SCORE-2's
+    payments for cards left) is refused on ``tiebreak``."""
+    cfg = EarlConfig(seats=4, scoring=Scoring.COUNTERS)
+    hands = ["", "2D 3D", "", "5C 6C"]
+    ok = make_state(hands, config=cfg, turn=3, dealer=1, dealt_in=[1, 3], tiebreak=True)
+    assert (ok.round, ok.counters) == (1, (18, 22, 18, 22))
+    # In round 0, with every seat dealt in: the audit's state, which ended the session
+    # with no payments.
+    everyone = make_state(["2D 3D", "4H", "5C 6C", "7S"], config=cfg, turn=0, dealer=3)
+    assert invalid_fields(changed(everyone, lambda s: setattr(s, "tiebreak", True))) == {"tiebreak"}
+    # Under simple scoring there is no tie-break (C-SCORE-6: a shared win).
+    simple = make_state(["2D 3D", "4H", "5C 6C", "7S"], turn=0, dealer=3, round=2)
+    assert invalid_fields(changed(simple, lambda s: setattr(s, "tiebreak", True))) == {"tiebreak"}
+    # Dealt to seats that did not share the most counters.
+    bad_counters = ((22, 18, 18, 22), (19, 22, 19, 20), (20, 20, 20, 20), (21, 19, 19, 21))
+    for counters in bad_counters:
+        state = changed(ok, lambda s, c=counters: setattr(s, "counters", c))
+        assert invalid_fields(state) == {"tiebreak"}, counters
+    for counters in ((16, 24, 16, 24), (19, 21, 19, 21), (0, 40, 0, 40)):
+        state = changed(ok, lambda s, c=counters: setattr(s, "counters", c))
+        RULES.validate(state, check_deal=False)  # the others had fewer, by any margin
+    # Penalty Earl in a tie-break: its seats' counters plus the pool are what they had.
+    pcfg = EarlConfig(seats=4, scoring=Scoring.COUNTERS, penalty_earl=True)
+    paid = make_state(
+        hands, config=pcfg, turn=3, dealer=1, dealt_in=[1, 3], tiebreak=True,
+        counters=(18, 21, 18, 22), pool=1,
+    )  # fmt: skip
+    assert paid.pool == 1
+    assert invalid_fields(changed(paid, lambda s: setattr(s, "counters", (19, 20, 18, 22)))) == {
+        "tiebreak"
+    }
+    # Over: the tie-break's winner alone.
+    done = make_state(
+        ["", "", "", "5C"], config=cfg, dealer=1, dealt_in=[1, 3], tiebreak=True,
+        phase=Phase.SESSION_OVER, round_winner=1, winners=(1,),
+        counters=(18, 22, 18, 22), rounds_won=(0, 2, 0, 0),
+    )  # fmt: skip
+    assert invalid_fields(changed(done, lambda s: setattr(s, "winners", (1, 3)))) == {"winners"}

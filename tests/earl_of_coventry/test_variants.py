@@ -87,6 +87,10 @@ def test_C_VAR_0_call_styles() -> None:
         (CallStyle.CUSTOM, CUSTOM_TEMPLATES[:3], "couplet_templates"),
         (CallStyle.CUSTOM, (*CUSTOM_TEMPLATES, "five"), "couplet_templates"),
         (CallStyle.CUSTOM, ("a", "b", "   ", "d"), "couplet_templates[2]"),
+        (CallStyle.CUSTOM, ("a", "b", "", "d"), "couplet_templates[2]"),
+        # Punctuation only: empty after C-CHANT-2, so any punctuation would match it.
+        (CallStyle.CUSTOM, ("!!!", "...", "---", "???"), "couplet_templates[0]"),
+        (CallStyle.CUSTOM, ("a", "b", "c", "\u00a0\u2014\u00a0"), "couplet_templates[3]"),
         (CallStyle.CUSTOM, ("a", "x" * 201, "c", "d"), "couplet_templates[1]"),
         (CallStyle.CUSTOM, ("{suit}", "b", "c", "d"), "couplet_templates[0]"),
         (CallStyle.CUSTOM, ("a", "{rank} {", "c", "d"), "couplet_templates[1]"),
@@ -103,9 +107,29 @@ def test_C_VAR_0_custom_needs_exactly_four_templates(
     assert field in [v.field for v in e.value.violations]
 
 
+def test_C_VAR_5_template_errors_say_what_is_wrong() -> None:
+    """A blank or punctuation-only template is refused for that, not for its length;
+    a long one for its length."""
+
+    def described(templates: tuple[str, ...]) -> list[str]:
+        config = EarlConfig(call_style=CallStyle.CUSTOM, couplet_templates=templates)
+        with pytest.raises(InvalidInput) as e:
+            RULES.new_game(config, SEED)
+        return [v.description for v in e.value.violations]
+
+    blank = "needs a letter or a digit: nothing is left of it after C-CHANT-2's normalisation"
+    assert described(("a", "b", "   ", "d")) == [f"{blank} (C-VAR-5)"]
+    assert described(("a", "b", "c", "!?")) == [f"{blank} (C-VAR-5)"]
+    assert described(("a", "x" * 201, "c", "d")) == ["must be at most 200 characters (C-VAR-5)"]
+
+
 def test_C_VAR_0_custom_templates_at_their_bounds() -> None:
-    """A template of 1 and of 200 characters is accepted; {rank} may appear anywhere."""
-    for templates in (("a", "x" * 200, "{rank}", "{rank} and {rank}"),):
+    """A template of 1 and of 200 characters is accepted; {rank} may appear anywhere,
+    alone too; one letter or digit among punctuation is enough."""
+    for templates in (
+        ("a", "x" * 200, "{rank}", "{rank} and {rank}"),
+        ("!a!", "7", ".{rank}.", "b"),
+    ):
         RULES.new_game(EarlConfig(call_style=CallStyle.CUSTOM, couplet_templates=templates), SEED)
 
 

@@ -534,6 +534,8 @@ class EarlOfCoventryRules:
             bad("pool", "the round winner has collected the pool (C-VAR-4)")
         if not state.dealt_in >> state.dealer & 1:
             bad("dealer", "the dealer is dealt in (C-SEAT-3)")
+        if state.tiebreak:
+            self._validate_tiebreak(state, bad)
         finished_rounds = state.round + (0 if state.phase is Phase.PLAYING else 1)
         if sum(state.rounds_won) != finished_rounds:
             bad("seats", "rounds won must add up to the rounds finished")
@@ -585,6 +587,46 @@ class EarlOfCoventryRules:
             bad("phase", "is unknown")
         if errors:
             raise InvalidInput(errors)
+
+    @staticmethod
+    def _validate_tiebreak(state: EarlState, bad: Callable[[str, str], None]) -> None:
+        """C-SCORE-4: a tie-break round is dealt only with counters, when the table ends
+        the session after at least one round (C-SCORE-6), to exactly the seats that
+        shared the most counters. Counters do not move in it but for Penalty Earl's
+        pool, which only its seats feed (the previous round's winner collected the
+        last one), so while it is played its seats' counters and the pool add up to
+        that most, times their number; each has at most that, every other seat still
+        in less. Once it is over its winner alone wins the session."""
+        cfg = state.config
+        if not cfg.pays_per_card:
+            bad("tiebreak", "a tie-break round is played only with counters (C-SCORE-4)")
+            return
+        if state.round == 0:
+            bad("tiebreak", "a tie-break round follows at least one round (C-SCORE-4, C-SCORE-6)")
+            return
+        if state.phase is Phase.SESSION_OVER:
+            if state.winners != (state.round_winner,):
+                bad("winners", "the tie-break round's winner alone wins (C-SCORE-4)")
+            return
+        if state.phase is not Phase.PLAYING:
+            return  # between rounds: reported by the phase's own check
+        n = cfg.seats
+        tied = [s for s in range(n) if state.dealt_in >> s & 1]
+        if len(tied) < 2:
+            return  # reported as such ("at least two seats are dealt in")
+        total = state.pool + sum(state.counters[s] for s in tied)
+        most = total // len(tied)
+        shared = total % len(tied) == 0 and all(state.counters[s] <= most for s in tied)
+        if not shared or any(
+            state.counters[s] >= most
+            for s in range(n)
+            if not state.dealt_in >> s & 1 and not state.eliminated >> s & 1
+        ):
+            bad(
+                "tiebreak",
+                "a tie-break round is dealt to exactly the seats that share the most "
+                "counters (C-SCORE-4)",
+            )
 
     def _validate_play(self, state: EarlState, errors: list[FieldViolation]) -> None:
         bad = Findings(errors).bad

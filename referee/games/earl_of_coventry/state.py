@@ -11,7 +11,7 @@ from enum import IntEnum
 from typing import Any, Final
 
 from referee.games.base import Actor, FieldViolation, InvalidInput
-from referee.games.earl_of_coventry.calls import RANK_PLACEHOLDER, CallStyle
+from referee.games.earl_of_coventry.calls import RANK_PLACEHOLDER, CallStyle, normalise
 
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 13
@@ -92,11 +92,21 @@ class EarlConfig:
                     )
                 )
             for i, t in enumerate(self.couplet_templates):
-                if not t.strip() or len(t) > MAX_TEMPLATE_LENGTH:
+                if len(t) > MAX_TEMPLATE_LENGTH:
                     errors.append(
                         FieldViolation(
                             f"couplet_templates[{i}]",
-                            f"must be 1 .. {MAX_TEMPLATE_LENGTH} characters (C-VAR-5)",
+                            f"must be at most {MAX_TEMPLATE_LENGTH} characters (C-VAR-5)",
+                        )
+                    )
+                elif not normalise(t):
+                    # Blank or punctuation only: the couplet due would be empty after
+                    # C-CHANT-2, so any call made of punctuation would match it.
+                    errors.append(
+                        FieldViolation(
+                            f"couplet_templates[{i}]",
+                            "needs a letter or a digit: nothing is left of it after "
+                            "C-CHANT-2's normalisation (C-VAR-5)",
                         )
                     )
                 elif "{" in t.replace(RANK_PLACEHOLDER, "") or "}" in t.replace(
