@@ -634,11 +634,50 @@ def _no_core_files() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
 
 
+def _check_ports(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Stop start-up (exit 2, one line naming the setting as it was given) when a port
+    cannot be bound: in use, or a host that is not this machine's. Checked before gRPC
+    binds, which would write a line of its own (C-core's log) first; ``GRPC_VERBOSITY``
+    cannot be lowered for the bind alone (gRPC reads it once, when it is imported) and
+    lowered for good it would hide gRPC's errors while serving. A port taken between
+    this check and the bind still fails (``cannot serve``, exit 2)."""
+    import errno
+    import socket
+
+    from referee.workers import probe_port
+
+    def named(flag: str) -> str:  # "--metrics-port", or "REFEREE_METRICS_PORT" when it set it
+        return _named(args, flag, flag[2:].upper().replace("-", "_"))
+
+    ports = [("--port", "--host", args.host, args.port)]
+    if args.health_port is not None:
+        ports.append(("--health-port", "--health-host", args.health_host, args.health_port))
+    if args.metrics_port is not None:
+        ports.append(("--metrics-port", "--metrics-host", args.metrics_host, args.metrics_port))
+    for port_flag, host_flag, host, port in ports:
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        try:
+            probe_port(host, port)
+        except socket.gaierror as e:
+            message = f"{named(host_flag)} {host!r}: cannot resolve: {e.strerror}"
+        except OSError as e:
+            # In use, or a port below 1024 without the privilege: the port's fault;
+            # anything else (not an address of this host) the host's.
+            own = e.errno in (errno.EADDRINUSE, errno.EACCES)
+            flag, value = (port_flag, port) if own else (host_flag, host)
+            reason = e.strerror or str(e)
+            message = f"{named(flag)} {value}: cannot bind {address}: {reason}"
+        else:
+            continue
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+
 def _serve(args: argparse.Namespace) -> int:
     from referee import logs
     from referee.server import run_worker
 
     settings = _settings(args.serve_parser, args)
+    _check_ports(args.serve_parser, args)
     logs.configure(args.log_level, args.log_format)
     log = logs.get_logger("referee.cli")
     _no_core_files()

@@ -46,7 +46,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee import logs
 from referee.logs import get_logger
@@ -122,38 +122,49 @@ def _cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
         return None
 
 
+def _socket_for(family: socket.AddressFamily) -> socket.socket:
+    s = socket.socket(family, socket.SOCK_STREAM)
+    if family == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)  # dual stack, as gRPC
+    return s
+
+
+def probe_port(host: str, port: int) -> tuple[socket.AddressFamily, Any]:
+    """Check that ``host:port`` can be bound by a server of its own: an exclusive bind
+    (``SO_REUSEADDR``, as gRPC and the metrics server set, but no ``SO_REUSEPORT``), then
+    closed. Returns the address family and the socket address (its port the one bound,
+    for port 0). A server listening on the port, or a host that is not this machine's,
+    raises the ``OSError`` of the bind (``errno`` set; ``socket.gaierror`` for a host that
+    does not resolve): ``referee serve`` checks its ports so before gRPC binds them, which
+    would log its own line first (docs/operations.md)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, address = infos[0]
+    probe = _socket_for(family)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(address)
+        return family, (address[0], probe.getsockname()[1], *address[2:])
+    finally:
+        probe.close()
+
+
 def reserve_port(host: str, port: int, what: str = "port") -> socket.socket:
     """Check that ``host:port`` is free, then hold it for the workers.
 
-    The check is an exclusive bind (no ``SO_REUSEPORT``), so another server, or
+    The check is an exclusive bind (:func:`probe_port`), so another server, or
     another Referee, already on the port is an error here and not a silent
     sharing of connections. The returned socket is bound with ``SO_REUSEPORT``
     and never listens: it receives no connection, it only keeps the port."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, address = probe_port(host, port)
     except socket.gaierror as e:
         raise OSError(f"cannot resolve {what} host {host!r}: {e.strerror}") from None
-    family, _, _, _, address = infos[0]
-
-    def make() -> socket.socket:
-        s = socket.socket(family, socket.SOCK_STREAM)
-        if family == socket.AF_INET6:
-            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        return s
-
-    probe = make()
-    try:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        probe.bind(address)
-        port = probe.getsockname()[1]
     except OSError as e:
         raise OSError(f"cannot bind {what} {host}:{port}: {e.strerror or e}") from None
-    finally:
-        probe.close()
-    hold = make()
+    hold = _socket_for(family)
     try:
         hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        hold.bind((address[0], port, *address[2:]))
+        hold.bind(address)
     except OSError as e:
         hold.close()
         raise OSError(f"cannot bind {what} {host}:{port}: {e.strerror or e}") from None

@@ -7,6 +7,7 @@
 #                            from them (clients/go/vendor-debian.sh), no module proxy
 #   protoc-gen-go(-grpc)     Debian's plugins, for scripts/generate.sh
 #   gcc, h2load, valgrind    the compiled build's tests, the benchmark scripts' check
+#   promtool                 the alert rules' tests (scripts/install-promtool.sh: unpacked, not installed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+scripts/install-promtool.sh
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then

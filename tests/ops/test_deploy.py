@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from referee.cli import _parser
+from referee.workers import KILL_MARGIN_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
@@ -86,13 +87,41 @@ def test_deployment_runs_as_documented() -> None:
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["grpc"]["port"] == health
     assert container["readinessProbe"]["grpc"]["service"] == "referee.v1.RefereeService"
-    # The pod outlives the drain; liveness does not kill a draining pod.
-    drain = float(env["REFEREE_DRAIN_DELAY_SECONDS"]) + float(env["REFEREE_GRACE_SECONDS"])
-    assert pod["terminationGracePeriodSeconds"] > drain
-    live = container["livenessProbe"]
-    assert live["periodSeconds"] * live["failureThreshold"] > pod["terminationGracePeriodSeconds"]
     # The only writable place is /tmp (prometheus-client's multiprocess files).
     assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp"]
+
+
+def test_probes_and_the_drain_fit_together() -> None:
+    """The timings docs/deploy.md (Probes, Shutdown) promises: readiness sees
+    NOT_SERVING while the pod still takes new calls, a single failed probe does not
+    take the pod out, and the pod outlives the longest stop."""
+    (deployment,) = by_kind("Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    env = env_of(container)
+    drain_delay = float(env["REFEREE_DRAIN_DELAY_SECONDS"])
+    grace = float(env["REFEREE_GRACE_SECONDS"])
+    ready = container["readinessProbe"]
+    live = container["livenessProbe"]
+    for probe in (ready, live):
+        # A probe ends before the next is due (the default timeout is 1 s).
+        assert probe.get("timeoutSeconds", 1) < probe["periodSeconds"]
+    # Not out of the endpoints on one slow probe, nor in and out while probes land on
+    # a hung worker now and then; back in at the first success.
+    assert ready["failureThreshold"] >= 2
+    assert ready.get("successThreshold", 1) == 1
+    # On SIGTERM health says NOT_SERVING at once, and the server goes on taking new
+    # calls for the drain delay: readiness notices (failureThreshold probes, one every
+    # periodSeconds, NOT_SERVING answered at once) before gRPC stops taking them.
+    assert ready["periodSeconds"] * ready["failureThreshold"] <= drain_delay
+    # SIGTERM reaches the server at once: a preStop hook would hold it back, with health
+    # still SERVING, and eat into the termination grace.
+    assert "preStop" not in container.get("lifecycle", {})
+    # The pod outlives the longest stop: drain delay, grace, then the supervisor's
+    # SIGKILL of a worker still running (KILL_MARGIN_SECONDS later) and its exit.
+    assert pod["terminationGracePeriodSeconds"] > drain_delay + grace + KILL_MARGIN_SECONDS
+    # Liveness (health "" is NOT_SERVING too while draining) never kills a draining pod.
+    assert live["periodSeconds"] * live["failureThreshold"] > pod["terminationGracePeriodSeconds"]
 
 
 def test_services_hpa_and_disruption_budget() -> None:

@@ -130,36 +130,64 @@ def test_invalid_settings_exit_2_with_a_message(
         assert TOKEN not in err
 
 
-def test_a_port_in_use_stops_start_up_with_exit_2() -> None:
+# A port in use, by each way of setting it: (flags, variables, the setting the message names).
+BUSY_PORT_CASES = [
+    (["--port", "{port}", "--engine", "threads"], {}, "--port"),
+    (["--port", "{port}", "--engine", "asyncio"], {}, "--port"),
+    (["--port", "{port}", "--workers", "2"], {}, "--port"),
+    (["--engine", "threads"], {"REFEREE_PORT": "{port}"}, "REFEREE_PORT"),
+    (["--port", "0", "--metrics-port", "{port}"], {}, "--metrics-port"),
+    (["--port", "0", "--metrics-port", "{port}", "--workers", "2"], {}, "--metrics-port"),
+    (["--port", "0"], {"REFEREE_METRICS_PORT": "{port}"}, "REFEREE_METRICS_PORT"),
+    (["--port", "0", "--health-port", "{port}", "--engine", "threads"], {}, "--health-port"),
+    (["--port", "0", "--health-port", "{port}", "--engine", "asyncio"], {}, "--health-port"),
+    (["--port", "0", "--workers", "2"], {"REFEREE_HEALTH_PORT": "{port}"}, "REFEREE_HEALTH_PORT"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "setting"),
+    BUSY_PORT_CASES,
+    ids=[f"{setting}-{'-'.join(argv[-2:])}" for argv, _, setting in BUSY_PORT_CASES],
+)
+def test_a_port_in_use_stops_start_up_with_one_line_naming_its_setting(
+    argv: list[str], env: dict[str, str], setting: str
+) -> None:
+    """Exit 2 and Referee's one line, naming the port as it was given (flag or
+    variable), on both engines and with a supervisor: checked before gRPC binds, so no
+    line of gRPC's own (C-core's ``Failed to add port``) comes first."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        port = taken.getsockname()[1]
+        port = str(taken.getsockname()[1])
         with pytest.raises(OSError, match="cannot bind"):
-            reserve_port("127.0.0.1", port)
-        for workers in ("1", "2"):
-            result = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "referee.cli",
-                    "serve",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--workers",
-                    workers,
-                    "--log-format",
-                    "json",
-                ],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                env={**os.environ},
-            )
-            assert result.returncode == 2, result.stderr
-            assert "cannot" in result.stderr
+            reserve_port("127.0.0.1", int(port))
+        clean = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "GRPC_"))}
+        hosts = ["--host", "127.0.0.1", "--health-host", "127.0.0.1", "--metrics-host", "127.0.0.1"]
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "serve",
+                *hosts,
+                "--workers",
+                "1",
+                "--log-format",
+                "json",
+                *[a.format(port=port) for a in argv],
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**clean, **{k: v.format(port=port) for k, v in env.items()}},
+        )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"referee serve: error: {setting} {port}: cannot bind 127.0.0.1:{port}: "
+        "Address already in use\n"
+    )
+    assert result.stdout == ""
 
 
 def test_reserved_port_is_shared_by_reuseport_sockets_only() -> None:
