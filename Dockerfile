@@ -13,6 +13,9 @@ RUN apt-get update \
 WORKDIR /src
 COPY pyproject.toml setup.py README.md ./
 COPY buildsys ./buildsys
+# Every Python package of both stages at the exact version and hash these locks pin
+# (scripts/lock.sh makes them; docs/operations.md#locked-dependencies).
+COPY container/requirements.lock container/build-requirements.lock ./container/
 COPY referee ./referee
 COPY container/build-wheels.sh /usr/local/bin/build-wheels.sh
 RUN build-wheels.sh /wheels /src
@@ -32,6 +35,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     REFEREE_HEALTH_PORT=8081 \
     REFEREE_METRICS_PORT=9090 \
     REFEREE_LOG_FORMAT=json
+# From the build stage's wheels only: the dependencies as requirements.lock pins them
+# (hash-checked), then Referee's wheel, then pip check.
 COPY container/install.sh /usr/local/bin/install-referee.sh
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
     install-referee.sh /wheels \

@@ -1,12 +1,13 @@
 """The build backend: setuptools, plus what the compiled build needs.
 
-``REFEREE_COMPILE=1 pip wheel .`` (what the container's build stage runs) compiles the
-rules core, the codecs, the servicer, a call's bookkeeping and the log pipeline with
-mypyc (see setup.py); the build then needs mypy and the types of everything the
-compiled modules import (the protobuf and grpc stubs; cryptography, prometheus-client,
-structlog and orjson carry their own), which this backend adds to
-the build requirements. Without ``REFEREE_COMPILE`` the build is plain setuptools and
-the wheel is pure Python.
+``REFEREE_COMPILE=1 pip wheel .`` compiles the rules core, the codecs, the servicer, a
+call's bookkeeping and the log pipeline with mypyc (see setup.py); the build then needs
+mypy and the types of everything the compiled modules import (the protobuf and grpc
+stubs; cryptography, prometheus-client, structlog and orjson carry their own), which this
+backend adds to the build requirements. Without ``REFEREE_COMPILE`` the build is plain
+setuptools and the wheel is pure Python. The container's build stage builds without
+isolation instead, from these requirements as container/build-requirements.lock pins
+them (scripts/lock.sh reads COMPILE_REQUIRES from here).
 """
 
 from __future__ import annotations

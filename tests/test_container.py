@@ -3,7 +3,10 @@
 There is no Docker engine here, so this test runs the very scripts the
 Dockerfile runs (container/build-wheels.sh, container/install.sh) and then the
 Dockerfile's ENTRYPOINT + CMD and HEALTHCHECK commands from the new
-environment, and checks that the server answers and stops cleanly on SIGTERM.
+environment, and checks that the server answers and stops cleanly on SIGTERM. Like the
+image's two stages, the wheels are built in one environment (which gets the build lock)
+and installed into another, which must then hold exactly what container/requirements.lock
+pins (tests/test_lock.py checks the locks themselves).
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ import venv
 from pathlib import Path
 
 import grpc
+import pytest
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
+from tests.test_lock import RUNTIME_LOCK, read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,8 +52,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_container_install_and_entrypoint(tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
+def stage_env(env_dir: Path) -> dict[str, str]:
+    """A fresh virtual environment standing for one of the image's stages, and the
+    environment to run the container's scripts with in it."""
     venv.EnvBuilder(with_pip=True).create(env_dir)
     bin_dir = env_dir / "bin"
     env = {
@@ -56,23 +64,49 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def run_script(args: list[str], env: dict[str, str]) -> str:
+    """Run a container script; its output is the failure's message (pip's own words
+    about a hash or a version the lock gets wrong)."""
+    result = subprocess.run(args, env=env, timeout=900, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        tail = "\n".join(result.stdout.splitlines()[-15:])
+        pytest.fail(f"{' '.join(args)} exited {result.returncode}:\n{tail}\n{result.stderr}")
+    return result.stdout
+
+
+def test_container_install_and_entrypoint(tmp_path: Path) -> None:
+    # The build stage: build lock installed, runtime wheels fetched, Referee compiled.
+    build_env = stage_env(tmp_path / "build-venv")
     wheels = tmp_path / "wheels"
-    subprocess.run(
-        ["sh", str(ROOT / "container/build-wheels.sh"), str(wheels), str(ROOT)],
-        check=True,
-        env=env,
-        timeout=900,
-        capture_output=True,
-    )
+    run_script(["sh", str(ROOT / "container/build-wheels.sh"), str(wheels), str(ROOT)], build_env)
     assert list(wheels.glob("referee-*.whl"))
-    subprocess.run(
-        ["sh", str(ROOT / "container/install.sh"), str(wheels)],
-        check=True,
-        env=env,
-        timeout=900,
-        capture_output=True,
-    )
+    # The runtime stage: a clean environment, from those wheels only.
+    env_dir = tmp_path / "venv"
+    env = stage_env(env_dir)
+    bin_dir = env_dir / "bin"
+    run_script(["sh", str(ROOT / "container/install.sh"), str(wheels)], env)
     assert (bin_dir / "referee").exists()
+    # Exactly the lock is installed: pip check passes, and pip freeze lists the lock's
+    # pins and Referee, nothing unpinned beside them (pip freeze leaves out the
+    # environment's own pip and setuptools, which the lock does not pin).
+    run_script([str(bin_dir / "pip"), "check", "--disable-pip-version-check"], env)
+    frozen = run_script([str(bin_dir / "pip"), "freeze", "--disable-pip-version-check"], env)
+    installed = {}
+    for line in frozen.splitlines():
+        name, sep, version = line.partition("==")
+        assert sep, f"pip freeze: {line} is not a released version"
+        installed[canonicalize_name(name)] = Version(version)
+    assert installed.pop("referee", None) is not None
+    locked = {name: pin.version for name, pin in read_lock(RUNTIME_LOCK).items()}
+    moved = sorted(n for n in installed.keys() & locked.keys() if installed[n] != locked[n])
+    assert installed == locked, (
+        f"installed but not locked: {sorted(installed.keys() - locked.keys())};"
+        f" locked but not installed: {sorted(locked.keys() - installed.keys())};"
+        f" at other versions: {moved}"
+    )
 
     port = free_port()
     run_env = {
