@@ -30,6 +30,21 @@ if TYPE_CHECKING:
 
 MAX_REQUEST_ID_LENGTH: Final = 128
 _ID_MASK: Final = (1 << 64) - 1
+# Codes whose per-RPC line is a warning, not info: the server in trouble (the call was
+# refused for want of capacity, overran its deadline, failed) or a caller refused for
+# want of a token or a credential. With --log-level warning only these lines are
+# written: the per-RPC lines of the calls that need a look, not of every call.
+WARNING_CODES: Final = frozenset(
+    {
+        "RESOURCE_EXHAUSTED",
+        "DEADLINE_EXCEEDED",
+        "UNAVAILABLE",
+        "INTERNAL",
+        "UNKNOWN",
+        "UNAUTHENTICATED",
+        "PERMISSION_DENIED",
+    }
+)
 
 # The name of the token that authenticated the call (set by the interceptor).
 CLIENT: Final[ContextVar[str]] = ContextVar("referee_client", default="")
@@ -115,10 +130,13 @@ class Book:
         client = CLIENT.get()
         if client:
             fields["client"] = client
-        if status == "UNAUTHENTICATED" or status == "PERMISSION_DENIED":
-            # Who was refused (no token, a wrong one, another seat's credential): its
-            # address, to trace repeated attempts. Not asked of other calls (a lookup).
-            fields["peer"] = context.peer()
+        if status != "OK" and status in WARNING_CODES:
+            if status == "UNAUTHENTICATED" or status == "PERMISSION_DENIED":
+                # Who was refused (no token, a wrong one, another seat's credential): its
+                # address, to trace repeated attempts. Not asked of other calls (a lookup).
+                fields["peer"] = context.peer()
+            if level < logging.WARNING:
+                level = logging.WARNING
         rpc_line(fields, level)
 
 

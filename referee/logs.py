@@ -251,7 +251,7 @@ def rpc_line(fields: dict[str, Any], level: int = logging.INFO) -> None:
     if level < _RPC["level"]:
         return
     writer = _RPC["writer"]
-    method = "info" if level >= logging.INFO else "debug"
+    method = "debug" if level < logging.INFO else "info" if level < logging.WARNING else "warning"
     if writer is None:
         getattr(get_logger(RPC_LOGGER), method)("rpc", **fields)
         return
@@ -288,7 +288,7 @@ def rpc_renderer(processors: list[Any]) -> Callable[[str, dict[str, Any]], bytes
         if "exc_info" in event:
             return chain(method, event)
         event.update(process)
-        event["level"] = method  # "info" or "debug": add_log_level's name for both
+        event["level"] = method  # "debug", "info" or "warning": add_log_level's names
         event["timestamp"] = stamp(event.pop(RECORDED_AT, None) or now())
         try:
             return dumps(event, default=repr, option=option)

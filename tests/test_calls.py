@@ -92,7 +92,7 @@ def lines(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, Any], int]]:
     ``logs.rpc_line`` (which the compiled ``calls`` module calls too) into a stand-in
     for its writer, every level written."""
     kept: list[tuple[dict[str, Any], int]] = []
-    levels = {"info": logging.INFO, "debug": logging.DEBUG}
+    levels = {"info": logging.INFO, "debug": logging.DEBUG, "warning": logging.WARNING}
 
     class Writer:
         def record(self, method: str, fields: dict[str, Any]) -> None:
@@ -189,6 +189,18 @@ def test_a_calls_line_and_metrics_say_what_it_did(
     assert lines[3][0]["peer"] == "ipv4:198.51.100.7:40000"
     assert [line for line, _ in lines if "peer" in line] == [lines[2][0], lines[3][0]]
     assert lines[4][0]["verdict"] == "accepted" and "violations" not in lines[4][0]
+    # Refusals for want of a token or a credential, and the server's trouble
+    # (DEADLINE_EXCEEDED here), are warnings, so that --log-level warning keeps them;
+    # answers to the request (INVALID_ARGUMENT) and OK stay at their level.
+    assert [level for _, level in lines] == [
+        logging.INFO,
+        logging.DEBUG,
+        logging.WARNING,
+        logging.WARNING,
+        logging.WARNING,
+        logging.INFO,
+        logging.INFO,
+    ]
     assert metrics.calls == [
         ("rpc", "ApplyAction", "ecarte", "rejected", "OK", pytest.approx(0.00123449)),
         ("action", "ecarte", "rejected"),

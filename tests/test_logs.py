@@ -69,7 +69,24 @@ def test_rpc_lines_and_other_lines_keep_their_order(log_file: Path) -> None:
 def test_rpc_lines_below_the_level_are_not_written(log_file: Path) -> None:
     logs.rpc_line({"method": "Check"}, logging.DEBUG)  # health and reflection: debug
     logs.rpc_line({"method": "ListGames"}, logging.INFO)
-    assert [e["method"] for e in lines(log_file)] == ["ListGames"]
+    logs.rpc_line({"method": "NewGame", "status": "INTERNAL"}, logging.WARNING)
+    written = lines(log_file)
+    assert [e["method"] for e in written] == ["ListGames", "NewGame"]
+    assert [e["level"] for e in written] == ["info", "warning"]
+
+
+def test_at_level_warning_only_the_warning_rpc_lines_are_written(tmp_path: Path) -> None:
+    """--log-level warning: the per-RPC lines of calls refused or failed for the
+    server's reasons (referee.calls.WARNING_CODES), not those of every call."""
+    path = tmp_path / "log.jsonl"
+    with open(path, "w") as stream:
+        logs.configure("warning", "json", stream)
+        logs.rpc_line({"method": "ApplyAction", "status": "OK"}, logging.INFO)
+        logs.rpc_line({"method": "Replay", "status": "RESOURCE_EXHAUSTED"}, logging.WARNING)
+        logs.flush()
+    logs.configure("warning", "json")
+    written = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(e["method"], e["level"]) for e in written] == [("Replay", "warning")]
 
 
 def test_many_waiting_lines_are_written_without_a_flush(
@@ -173,7 +190,7 @@ _json_values = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(
     fields=st.dictionaries(st.text(max_size=10), _json_values, max_size=6),
-    method=st.sampled_from(["info", "debug"]),
+    method=st.sampled_from(["info", "debug", "warning"]),
     recorded_at=st.floats(min_value=1, max_value=4e9),  # 0: "now", as in _Clock
     process=st.sampled_from([{"pid": 7}, {"pid": 7, "worker": 1}, {"pid": 8, "role": "metrics"}]),
 )

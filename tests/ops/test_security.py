@@ -153,6 +153,28 @@ def test_tokens_missing_wrong_and_right() -> None:
     assert TOKEN[:12] not in text and OTHER[:12] not in text  # never logged
 
 
+def test_at_log_level_warning_refused_calls_are_logged_and_answered_ones_not() -> None:
+    """--log-level warning: the per-RPC line of a call refused UNAUTHENTICATED is a
+    warning and written (with its peer); answered calls write none (docs/operations.md,
+    Logs)."""
+    auth = TokenSet([("frontend", TOKEN)])
+    with (
+        captured_logs("warning") as out,
+        InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        assert list_games(ch, metadata=(("authorization", f"Bearer {TOKEN}"),)).games
+        with pytest.raises(grpc.RpcError) as e:
+            list_games(ch, metadata=None)
+        assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert list_games(ch, metadata=(("authorization", f"Bearer {TOKEN}"),)).games
+    lines = [e for e in log_lines(out) if e.get("event") == "rpc"]
+    assert [(e["method"], e["status"], e["level"]) for e in lines] == [
+        ("ListGames", "UNAUTHENTICATED", "warning")
+    ]
+    assert lines[0]["peer"]
+
+
 def test_exemptions_are_configurable() -> None:
     auth = TokenSet([("", TOKEN)], exempt=())
     with (
