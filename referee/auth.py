@@ -1,8 +1,18 @@
 """Bearer-token authentication: the tokens a server accepts, checked in constant time.
 
-Tokens come from a file (``--auth-tokens-file``: one ``TOKEN`` or ``NAME TOKEN``
-a line) and/or from ``REFEREE_AUTH_TOKENS`` (comma-separated ``TOKEN`` or
-``NAME=TOKEN`` entries). Clients send ``authorization: Bearer TOKEN``.
+Tokens come from a file (``--auth-tokens-file``: one ``TOKEN``, ``NAME TOKEN`` or
+``NAME TOKEN METHOD[,METHOD...]`` a line) and/or from ``REFEREE_AUTH_TOKENS``
+(comma-separated ``TOKEN``, ``NAME=TOKEN`` or ``NAME=TOKEN METHOD[+METHOD...]``
+entries). Clients send ``authorization: Bearer TOKEN``.
+
+A token without methods may call every method; one with methods only those (its
+*scope*): methods of ``referee.v1.RefereeService`` by their short name (``ViewState``)
+or full name (``/referee.v1.RefereeService/ViewState``), whole services by name
+(``referee.v1.RefereeService``), and ``@read`` for ``ListGames``, ``ViewState`` and
+``LegalActions``: what a player's client needs (the platform alone applies actions:
+docs/trust.md). A call with a valid token outside its scope is refused
+``PERMISSION_DENIED`` (reason ``METHOD_NOT_ALLOWED``) by the interceptor, before its
+request is read; exempt services need no token, whatever the scopes.
 
 Only SHA-256 digests of the tokens are kept after loading; the presented token
 is hashed and compared with every configured digest using
@@ -28,9 +38,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeAlias
+
+from grpc_health.v1 import health_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 
 from referee.logs import get_logger
+from referee.v1 import referee_pb2
 
 AUTHORIZATION_KEY = "authorization"
 MIN_TOKEN_LENGTH = 16
@@ -47,47 +61,127 @@ RELOAD_SECONDS: Final = 5.0
 _TOKEN_RE = re.compile(r"^[\x21-\x7e]+$")  # visible ASCII: valid in an HTTP/2 header
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.@:/-]{1,64}$")
 
+# What a token's scope may name: the methods of the services a server serves, by the
+# full name gRPC gives a call (``/package.Service/Method``).
+REFEREE_SERVICE: Final = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+SERVICES: Final[dict[str, tuple[str, ...]]] = {
+    service.full_name: tuple(f"/{service.full_name}/{m.name}" for m in service.methods)
+    for service in (
+        REFEREE_SERVICE,
+        health_pb2.DESCRIPTOR.services_by_name["Health"],
+        reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"],
+    )
+}
+# Server reflection is also served as v1 (referee.server.enable_reflection): v1alpha's
+# protocol under another package name.
+SERVICES["grpc.reflection.v1.ServerReflection"] = (
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+)
+# Groups of methods, by a name starting with "@" (names of tokens may hold an "@" but
+# a scope is never a name, so no group can be mistaken for one).
+READ_METHODS: Final = ("ListGames", "ViewState", "LegalActions")
+GROUPS: Final[dict[str, tuple[str, ...]]] = {
+    "@read": tuple(f"/{REFEREE_SERVICE.full_name}/{m}" for m in READ_METHODS),
+}
+_SHORT: Final = {m.name: f"/{REFEREE_SERVICE.full_name}/{m.name}" for m in REFEREE_SERVICE.methods}
+_FULL: Final = frozenset(m for methods in SERVICES.values() for m in methods)
+_SCOPE_SPLIT = re.compile(r"[,+\s]+")
+# A name shown in an error: shorter than any token, or shaped like a method's full name
+# (``/lower.case.package.Service/Method``): never a token written in the wrong place.
+_SHOWABLE = re.compile(r"^/?[a-z][a-z0-9_]*(\.[a-z0-9_]+)+\.[A-Z][A-Za-z0-9_]*(/[A-Za-z0-9_]+)?$")
+
 
 class TokenError(ValueError):
     """A token source that cannot be used (the message never contains a token)."""
 
 
+Methods: TypeAlias = "frozenset[str] | None"
+"""The methods a token may call (full names), or ``None``: every method."""
+
+TokenSpec: TypeAlias = "tuple[str, str] | tuple[str, str, Iterable[str] | None]"
+"""``(name, token)`` or ``(name, token, methods)``, as :class:`TokenSet` takes them."""
+
+
 @dataclass(frozen=True, slots=True)
-class _Entry:
+class Grant:
+    """An accepted token: its name (for log lines) and the methods it may call
+    (``None``: every method)."""
+
     name: str
     digest: bytes
+    methods: Methods = None
+
+    def allows(self, method: str) -> bool:
+        """``method`` is ``/package.Service/Method``, as gRPC names a call."""
+        return self.methods is None or method in self.methods
 
     def __repr__(self) -> str:
-        return f"_Entry(name={self.name!r})"
+        methods = "every method" if self.methods is None else sorted(self.methods)
+        return f"Grant(name={self.name!r}, methods={methods!r})"
+
+
+def resolve_methods(names: Iterable[str], where: str) -> frozenset[str]:
+    """The full names of the methods ``names`` stand for: short names of
+    ``referee.v1.RefereeService``'s methods, full names (with or without the leading
+    ``/``), services and groups (``@read``). An unknown one is a :class:`TokenError`
+    starting with ``where``."""
+    methods: set[str] = set()
+    for name in names:
+        if name in _SHORT:
+            methods.add(_SHORT[name])
+        elif name in GROUPS:
+            methods.update(GROUPS[name])
+        elif name in SERVICES:
+            methods.update(SERVICES[name])
+        elif ("/" + name.lstrip("/")) in _FULL and name.count("/") <= 2:
+            methods.add("/" + name.lstrip("/"))
+        else:
+            shown = (
+                repr(name)
+                if len(name) < MIN_TOKEN_LENGTH or _SHOWABLE.match(name)
+                else (f"a name of {len(name)} characters (not shown: it may be a token)")
+            )
+            raise TokenError(
+                f"{where}: unknown method {shown}: a method is one of "
+                f"{', '.join(_SHORT)} (or its full name /{REFEREE_SERVICE.full_name}/NAME), "
+                f"a group ({', '.join(GROUPS)}) or a service ({', '.join(SERVICES)})"
+            )
+    return frozenset(methods)
 
 
 def _digest(token: bytes) -> bytes:
     return hashlib.sha256(token).digest()
 
 
-def parse_tokens(text: str, source: str, *, separator: str = "\n") -> list[tuple[str, str]]:
-    """``(name, token)`` pairs from a file (lines) or a variable (comma-separated).
+def parse_tokens(
+    text: str, source: str, *, separator: str = "\n"
+) -> list[tuple[str, str, Methods]]:
+    """``(name, token, methods)`` from a file (lines) or a variable (comma-separated);
+    ``methods`` is ``None`` for a token that may call every method.
 
-    An entry is ``TOKEN`` or ``NAME TOKEN`` (or ``NAME=TOKEN`` in a variable,
-    where spaces are awkward); blank entries and ``#`` comments are skipped."""
-    pairs: list[tuple[str, str]] = []
+    An entry is ``TOKEN``, ``NAME TOKEN`` or ``NAME TOKEN METHODS`` (and in a
+    variable, where spaces are awkward, ``NAME=TOKEN``, or ``NAME=TOKEN METHODS``),
+    ``METHODS`` being names separated by commas (in a file), ``+`` or spaces; blank
+    entries and ``#`` comments are skipped. A token never holds a space, so whatever
+    follows it is its scope: today's entries keep their meaning."""
+    found: list[tuple[str, str, Methods]] = []
     for number, raw in enumerate(text.split(separator), start=1):
         entry = raw.strip()
         if not entry or entry.startswith("#"):
             continue
         where = f"{source} entry {number}" if separator != "\n" else f"{source} line {number}"
         parts = entry.split()
-        if len(parts) == 1 and separator != "\n" and "=" in entry:
-            name, _, token = entry.partition("=")
-            parts = [name, token]
+        if separator != "\n" and "=" in parts[0]:
+            # NAME=TOKEN (a name never holds "="; a variable's bare token may not either).
+            name, _, token = parts[0].partition("=")
+            parts[:1] = [name, token]
+        scope: list[str] = []
         if len(parts) == 1:
             name, token = "", parts[0]
-        elif len(parts) == 2:
-            name, token = parts
+        else:
+            name, token, scope = parts[0], parts[1], parts[2:]
             if not _NAME_RE.match(name):
                 raise TokenError(f"{where}: the name must be 1-64 letters, digits or _.@:/-")
-        else:
-            raise TokenError(f"{where}: expected TOKEN or NAME TOKEN")
         if not _TOKEN_RE.match(token):
             raise TokenError(f"{where}: a token must be visible ASCII characters only")
         if not MIN_TOKEN_LENGTH <= len(token) <= MAX_TOKEN_LENGTH:
@@ -95,8 +189,14 @@ def parse_tokens(text: str, source: str, *, separator: str = "\n") -> list[tuple
                 f"{where}: a token must be {MIN_TOKEN_LENGTH} to {MAX_TOKEN_LENGTH} characters "
                 f"(use e.g. `openssl rand -hex 32`)"
             )
-        pairs.append((name, token))
-    return pairs
+        methods: Methods = None
+        if scope:
+            names = [n for n in _SCOPE_SPLIT.split(" ".join(scope)) if n]
+            if not names:
+                raise TokenError(f"{where}: no method named after the token")
+            methods = resolve_methods(names, where)
+        found.append((name, token, methods))
+    return found
 
 
 class _Reload:
@@ -132,17 +232,26 @@ class TokenSet:
 
     __slots__ = ("_entries", "_reload", "exempt")
 
-    def __init__(
-        self, tokens: Iterable[tuple[str, str]], exempt: Sequence[str] = DEFAULT_EXEMPT
-    ) -> None:
-        entries: list[_Entry] = []
-        seen: set[bytes] = set()
-        for i, (name, token) in enumerate(tokens, start=1):
+    def __init__(self, tokens: Iterable[TokenSpec], exempt: Sequence[str] = DEFAULT_EXEMPT) -> None:
+        """``tokens``: ``(name, token)`` (every method) or ``(name, token, methods)``,
+        ``methods`` as :func:`resolve_methods` takes them (``None``: every method).
+        The same token twice keeps the first's name; with other methods it is an error."""
+        entries: list[Grant] = []
+        seen: dict[bytes, Grant] = {}
+        for i, (name, token, *rest) in enumerate(tokens, start=1):
+            name = name or f"token-{i}"
+            names = rest[0] if rest else None
+            methods = None if names is None else resolve_methods(names, f"token {name}")
             digest = _digest(token.encode("ascii"))
             if digest in seen:
+                if seen[digest].methods != methods:
+                    raise TokenError(
+                        f"token {name}: the same token as {seen[digest].name}, with other "
+                        "methods (list a token once)"
+                    )
                 continue
-            seen.add(digest)
-            entries.append(_Entry(name or f"token-{i}", digest))
+            seen[digest] = grant = Grant(name, digest, methods)
+            entries.append(grant)
         if not entries:
             raise TokenError("no tokens configured")
         self._entries = tuple(entries)
@@ -194,15 +303,30 @@ class TokenSet:
                 )
                 return
             self._entries = entries
-            log.info("auth_tokens_reloaded", file=str(reload.file), tokens=len(entries))
+            log.info(
+                "auth_tokens_reloaded",
+                file=str(reload.file),
+                tokens=len(entries),
+                limited=_limited(entries),
+            )
         finally:
             reload.lock.release()
 
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def limited(self) -> int:
+        """How many of the tokens may call only some methods."""
+        return _limited(self._entries)
+
+    def describe(self) -> str:
+        """``N tokens``, and how many are limited to some methods (the start-up line)."""
+        limited = self.limited
+        return f"{len(self)} tokens" + (f", {limited} limited" if limited else "")
+
     def __repr__(self) -> str:
-        return f"TokenSet({len(self._entries)} tokens, exempt={list(self.exempt)!r})"
+        return f"TokenSet({self.describe()}, exempt={list(self.exempt)!r})"
 
     def is_exempt(self, method: str) -> bool:
         """``method`` is ``/package.Service/Method``; exempt entries name a service or a method."""
@@ -211,6 +335,12 @@ class TokenSet:
 
     def check(self, metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
         """The name of the token presented in ``authorization: Bearer ...``, or None."""
+        grant = self.grant(metadata)
+        return grant.name if grant is not None else None
+
+    def grant(self, metadata: Sequence[tuple[str, str | bytes]] | None) -> Grant | None:
+        """The token presented in ``authorization: Bearer ...`` (its name and the
+        methods it may call), or None."""
         presented: bytes | None = None
         for key, value in metadata or ():
             if key == AUTHORIZATION_KEY:
@@ -225,15 +355,19 @@ class TokenSet:
         if presented is None:
             return None
         digest = _digest(presented)
-        found: str | None = None
+        found: Grant | None = None
         for entry in self._entries:  # no early exit: constant time in the match position
             if hmac.compare_digest(entry.digest, digest):
-                found = entry.name
+                found = entry
         return found
 
 
-def _pairs(file: Path | None, variable: str, variable_name: str) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
+def _limited(entries: Iterable[Grant]) -> int:
+    return sum(1 for e in entries if e.methods is not None)
+
+
+def _pairs(file: Path | None, variable: str, variable_name: str) -> list[TokenSpec]:
+    pairs: list[TokenSpec] = []
     if file is not None:
         try:
             text = file.read_text(encoding="utf-8")

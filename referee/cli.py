@@ -332,8 +332,9 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
         "AUTH_TOKENS_FILE",
         "",
         path,
-        "file of accepted bearer tokens, one 'TOKEN' or 'NAME TOKEN' a line; clients send "
-        "'authorization: Bearer TOKEN'",
+        "file of accepted bearer tokens, one 'TOKEN', 'NAME TOKEN' or 'NAME TOKEN "
+        "METHOD[,METHOD...]' (limited to those methods; @read: ListGames, ViewState, "
+        "LegalActions) a line; clients send 'authorization: Bearer TOKEN'",
     )
     _add_setting(
         group,
@@ -341,7 +342,8 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
         "AUTH_TOKENS",
         "",
         str,
-        "accepted bearer tokens, comma-separated 'TOKEN' or 'NAME=TOKEN' (prefer the "
+        "accepted bearer tokens, comma-separated 'TOKEN', 'NAME=TOKEN' or 'NAME=TOKEN "
+        "METHOD[+METHOD...]' (prefer the "
         "variable or the file: a command line is visible to other processes)",
     )
     _add_setting(
@@ -388,8 +390,14 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             args.auth_tokens_file, args.auth_tokens or "", args.auth_exempt, variable
         )
     except TokenError as e:
-        # The variable's errors start with its name; the file's name the file.
-        source = "" if str(e).startswith(variable) else f"{named('--auth-tokens-file')}: "
+        # The variable's errors start with its name; the file's name the file (a token
+        # listed twice with other methods names the tokens' names).
+        file_given = args.auth_tokens_file is not None
+        source = (
+            f"{named('--auth-tokens-file')}: "
+            if file_given and not str(e).startswith(variable)
+            else ""
+        )
         fail(f"authentication tokens: {source}{e}")
     ports = [(named("--port"), args.host, args.port)]
     if args.health_port is not None:
@@ -509,7 +517,8 @@ def _parser() -> argparse.ArgumentParser:
         default=_env("SEAL_KEYS_FILE", ""),
         help="file of sealing keys, one 'id:base64' per line, the first seals, all open "
         f"(env {ENV_PREFIX}SEAL_KEYS_FILE; or the keys themselves in {ENV_PREFIX}SEAL_KEYS, "
-        "comma-separated). Without keys the server runs in plain mode.",
+        "comma-separated; one or the other, not both). Without keys the server runs in "
+        "plain mode.",
     )
     _add_setting(
         serve,
@@ -527,8 +536,33 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser(
         "verify",
         help="check a game log: re-derive every deal from the seed and replay every action",
+        description="Check a whole game log: OK (exit 0) only when it carries every field "
+        "that binds it to its game (rules version, seed commitment, first, every and final "
+        "state hash, verdicts), every one matches, and the game is over; else DIVERGENCE, "
+        "NOT VERIFIABLE or INCOMPLETE (exit 1). An unreadable file or a bad option exits 2. "
+        "Give the commitment and final hash you saw during the game to tie the log to it "
+        "(docs/trust.md).",
     )
     verify.add_argument("log", help="a GameLog in JSON (Replay with include_log produces one)")
+    verify.add_argument(
+        "--commitment",
+        type=_sha256_hex,
+        metavar="HEX",
+        help="the seed commitment the seats saw at the start (64 hex digits): the log's "
+        "and SHA-256 of its seed must equal it",
+    )
+    verify.add_argument(
+        "--final-hash",
+        type=_sha256_hex,
+        metavar="HEX",
+        help="the last state hash the platform accepted (64 hex digits): the log must end there",
+    )
+    verify.add_argument(
+        "--partial",
+        action="store_true",
+        help="also accept a log that lacks fields or stops before the game is over: "
+        "check what it has, and list what was not checked (PARTIAL, never OK)",
+    )
 
     seal_key = sub.add_parser("seal-key", help="print a new random sealing key line (id:base64)")
     seal_key.add_argument("--id", default="k1", help="key id (default k1)")
@@ -596,6 +630,10 @@ def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:
 
     text = ""
     source = ""
+    if args.seal_keys_file and os.environ.get(ENV_PREFIX + "SEAL_KEYS"):
+        # Not merged, unlike tokens: the order of the keys decides which one seals.
+        named = _named(args, "--seal-keys-file", "SEAL_KEYS_FILE")
+        _die(f"sealing keys come from {named} or {ENV_PREFIX}SEAL_KEYS, not both")
     if args.seal_keys_file:
         source = f"{_named(args, '--seal-keys-file', 'SEAL_KEYS_FILE')} {args.seal_keys_file}"
         try:
@@ -1193,6 +1231,18 @@ def _demo(args: argparse.Namespace) -> int:
     return _play_games(args, args.game, None)
 
 
+def _sha256_hex(text: str) -> bytes:
+    """A SHA-256 hash as 64 hex digits, either case (verify's --commitment, --final-hash)."""
+    digits = text.strip()
+    if not re.fullmatch(r"[0-9A-Fa-f]*", digits):
+        raise argparse.ArgumentTypeError(f"{text!r} is not hexadecimal")
+    if len(digits) != 64:
+        raise argparse.ArgumentTypeError(
+            f"{len(digits)} hex digits, not the 64 of a SHA-256 hash: {text!r}"
+        )
+    return bytes.fromhex(digits)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from google.protobuf import json_format
 
@@ -1201,10 +1251,12 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         with open(args.log, encoding="utf-8") as f:
             log = verify.load(f.read())
-    except (OSError, json_format.ParseError) as e:
+    except (OSError, UnicodeDecodeError, json_format.ParseError) as e:
         print(f"referee verify: {args.log}: {e}", file=sys.stderr)
         return 2
-    report = verify.verify(log)
+    report = verify.verify(
+        log, commitment=args.commitment, final_hash=args.final_hash, partial=args.partial
+    )
     for line in report.lines:
         print(line)
     return 0 if report.ok else 1

@@ -1,29 +1,35 @@
 """Sealed state tokens: authenticated encryption of game states (docs/trust.md).
 
-A token is ``b"RS" || version (1 byte) || len(key id) (1 byte) || key id ||
-nonce (12 bytes) || AES-256-GCM(key, nonce, state, aad=header)`` where the
+A token is ``b"RS" || version (1 byte, 2) || policy (1 byte) || len(key id) (1 byte) ||
+key id || nonce (12 bytes) || AES-256-GCM(key, nonce, state, aad=header)`` where the
 header is everything before the nonce and ``state`` is the deterministic
-serialization of a ``referee.v1.GameState``. The first key of a keyring seals;
-every key opens (rotation without downtime). Key material never leaves this
-module: errors and logs name key ids only.
+serialization of a ``referee.v1.GameState``. The policy byte records whether the
+server that sealed it required sealed states (``--require-sealed``: 1, else 0); a
+server opens only tokens of its own policy, so that a server without
+``--require-sealed`` holding the same keys cannot open (and show every hand of) a
+game of a strict server, nor a strict server take up a game whose creator chose its
+seed. The first key of a keyring seals; every key opens (rotation without downtime).
+Key material never leaves this module: errors and logs name key ids only.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import hashlib
 import hmac
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 MAGIC = b"RS"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: before the policy byte (refused: its policy is unknown)
+LENIENT, STRICT = 0, 1  # the policy byte
 KEY_BYTES = 32
 NONCE_BYTES = 12
 TAG_BYTES = 16
@@ -35,8 +41,9 @@ SEAL_MALFORMED = "STATE_SEAL_MALFORMED"
 SEAL_VERSION = "STATE_SEAL_VERSION_UNSUPPORTED"
 SEAL_UNKNOWN_KEY = "STATE_SEAL_UNKNOWN_KEY"
 SEAL_INVALID = "STATE_SEAL_INVALID"
+SEAL_POLICY = "STATE_SEAL_POLICY_MISMATCH"
 # Every reason a sealed token is refused for (referee_sealed_token_refusals_total{reason}).
-SEAL_REASONS = (SEAL_MALFORMED, SEAL_VERSION, SEAL_UNKNOWN_KEY, SEAL_INVALID)
+SEAL_REASONS = (SEAL_MALFORMED, SEAL_VERSION, SEAL_UNKNOWN_KEY, SEAL_INVALID, SEAL_POLICY)
 
 
 class SealError(Exception):
@@ -56,20 +63,25 @@ TABLE_SEAT = 0xFFFFFFFF
 CREDENTIAL_BYTES = 16
 
 
+GAME_SEED_LABEL = b"referee-game-seed-v1"
+
+
 @dataclass(frozen=True, slots=True)
 class Key:
     id: str
     aead: AESGCM
     credential_root: bytes
+    seed_root: bytes
 
     def __repr__(self) -> str:  # never show key material
         return f"Key(id={self.id!r})"
 
 
 class Keyring:
-    """Sealing keys: ``keys[0]`` seals, all open."""
+    """Sealing keys: ``keys[0]`` seals, all open; ``strict``: the policy of the server
+    (``--require-sealed``) its tokens record, and the only one it opens."""
 
-    def __init__(self, keys: Iterable[tuple[str, bytes]]) -> None:
+    def __init__(self, keys: Iterable[tuple[str, bytes]], *, strict: bool = False) -> None:
         parsed: list[Key] = []
         seen: set[str] = set()
         for key_id, material in keys:
@@ -83,14 +95,28 @@ class Keyring:
                 raise KeyConfigError(f"key {key_id!r} must be {KEY_BYTES} bytes (AES-256)")
             seen.add(key_id)
             root = hmac.new(material, b"referee-seat-credential-v1", hashlib.sha256).digest()
-            parsed.append(Key(key_id, AESGCM(material), root))
+            seed_root = hmac.new(material, GAME_SEED_LABEL, hashlib.sha256).digest()
+            parsed.append(Key(key_id, AESGCM(material), root, seed_root))
         if not parsed:
             raise KeyConfigError("no sealing key given")
         self.keys = tuple(parsed)
+        self.strict = strict
         self._by_id: Mapping[bytes, Key] = {k.id.encode(): k for k in parsed}
         self._sealing = parsed[0]
         kid = parsed[0].id.encode()
-        self._header = MAGIC + bytes((FORMAT_VERSION, len(kid))) + kid
+        self._policy = STRICT if strict else LENIENT
+        self._header = MAGIC + bytes((FORMAT_VERSION, self._policy, len(kid))) + kid
+
+    def with_policy(self, strict: bool) -> Keyring:
+        """The same keys under the policy ``strict``."""
+        if strict == self.strict:
+            return self
+        ring = copy.copy(self)
+        ring.strict = strict
+        ring._policy = STRICT if strict else LENIENT
+        kid = self._sealing.id.encode()
+        ring._header = MAGIC + bytes((FORMAT_VERSION, ring._policy, len(kid))) + kid
+        return ring
 
     @property
     def key_ids(self) -> tuple[str, ...]:
@@ -100,6 +126,18 @@ class Keyring:
     def sealing_key_id(self) -> str:
         return self._sealing.id
 
+    def game_seed(self, entropy: Sequence[bytes]) -> bytes:
+        """The referee's seed of a new game whose seats gave ``entropy``, derived with a
+        secret of the sealing key instead of drawn at random (docs/trust.md, Verifiable
+        deals): nobody without the key can foresee it, and the same entropy gives the
+        same seed, so whoever calls NewGame cannot draw the deal again."""
+        mac = hmac.new(self._sealing.seed_root, GAME_SEED_LABEL, hashlib.sha256)
+        mac.update(len(entropy).to_bytes(4, "big"))
+        for e in entropy:
+            mac.update(len(e).to_bytes(4, "big"))
+            mac.update(e)
+        return mac.digest()
+
     def seal(self, plaintext: bytes) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
         header = self._header
@@ -107,7 +145,7 @@ class Keyring:
 
     def open(self, token: bytes) -> bytes:
         """The plaintext of a token; :class:`SealError` for anything but an intact token."""
-        if len(token) < 4 or token[:2] != MAGIC:
+        if len(token) < 5 or token[:2] != MAGIC:
             raise SealError(SEAL_MALFORMED, "sealed_state is not a Referee state token")
         if token[2] != FORMAT_VERSION:
             raise SealError(
@@ -115,18 +153,27 @@ class Keyring:
                 f"sealed_state has token format {token[2]}; this server reads format "
                 f"{FORMAT_VERSION}",
             )
-        kid_len = token[3]
-        header_len = 4 + kid_len
-        if not 1 <= kid_len <= MAX_KEY_ID or len(token) < header_len + NONCE_BYTES + TAG_BYTES:
+        policy, kid_len = token[3], token[4]
+        header_len = 5 + kid_len
+        if (
+            policy not in (LENIENT, STRICT)
+            or not 1 <= kid_len <= MAX_KEY_ID
+            or len(token) < header_len + NONCE_BYTES + TAG_BYTES
+        ):
             raise SealError(SEAL_MALFORMED, "sealed_state is truncated or malformed")
-        kid = token[4:header_len]
+        kid = token[5:header_len]
         key = self._by_id.get(kid)
         if key is None:
-            shown = kid.decode("ascii", "replace")[:MAX_KEY_ID]
+            text = kid.decode("ascii", "replace")
+            shown = repr(text) if _KEY_ID.match(text) else "that is not a key id"
             raise SealError(
                 SEAL_UNKNOWN_KEY,
-                f"sealed_state was sealed with key {shown!r}, which this server does not hold",
+                f"sealed_state was sealed with a key {shown}, which this server does not hold",
             )
+        if policy != self._policy:
+            # Checked after the key: a token of another key says so first. The policy
+            # byte is authenticated (associated data), but refusing needs no decryption.
+            raise SealError(SEAL_POLICY, _POLICY_MISMATCH[self._policy])
         nonce = token[header_len : header_len + NONCE_BYTES]
         try:
             return key.aead.decrypt(nonce, token[header_len + NONCE_BYTES :], token[:header_len])
@@ -134,6 +181,16 @@ class Keyring:
             raise SealError(
                 SEAL_INVALID, "sealed_state does not verify: it was altered or corrupted"
             ) from None
+
+
+_POLICY_MISMATCH = {
+    STRICT: "sealed_state was made by a server without --require-sealed (a game whose "
+    "creator may have chosen its seed); this server requires sealed states and takes "
+    "up only games made under that policy",
+    LENIENT: "sealed_state was made by a server with --require-sealed; this server does "
+    "not require sealed states nor check seat credentials, so it does not open it "
+    "(give strict and lenient servers different keys)",
+}
 
 
 def _credential(root: bytes, commitment: bytes, seat: int) -> bytes:

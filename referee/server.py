@@ -32,9 +32,11 @@ from referee.auth import TokenSet
 from referee.calls import ARRIVED, CLIENT, Book, Malformed, malformed, oversize, tolerant
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
+from referee.errors import RequestError
 from referee.logs import RPC_LOGGER, get_logger, rpc_level
 from referee.sealing import Keyring
 from referee.service import (
+    CURRENT_CALL,
     Limits,
     Referee,
     RefereeServicer,
@@ -165,7 +167,8 @@ if TYPE_CHECKING:
 @dataclass(slots=True)
 class _Method:
     """What the interceptor prepared for one method: the wrapped handler and the
-    handlers that refuse a call (no token; too many calls), all logged and counted."""
+    handlers that refuse a call (no token; a token not allowed this method; too many
+    calls), all logged and counted."""
 
     handler: Any
     unauthenticated: Any
@@ -173,6 +176,20 @@ class _Method:
     needs_token: bool
     limited: bool
     replay: bool = False  # counted also among the Replays in flight
+    method: str = ""  # its full name, as a token's scope holds it (referee.auth)
+    denied: Any = None  # refuses a call whose token may not call this method
+
+
+def method_not_allowed(method: str) -> RequestError:
+    """PERMISSION_DENIED (reason METHOD_NOT_ALLOWED) for a call whose bearer token is
+    valid but limited to other methods (its scope: referee.auth)."""
+    return RequestError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        f"this bearer token may not call {method}: it is limited to other methods "
+        "(the server's tokens file or REFEREE_AUTH_TOKENS)",
+        reason="METHOD_NOT_ALLOWED",
+        metadata={"method": method},
+    )
 
 
 def _address(host: str, port: int) -> str:
@@ -235,10 +252,13 @@ class CallBook:
         ARRIVED.set(perf_counter())
         if entry.needs_token:
             assert self._auth is not None
-            client = self._auth.check(metadata)
-            if client is None:
+            grant = self._auth.grant(metadata)
+            if grant is None:
                 return entry.unauthenticated
-            CLIENT.set(client)
+            CLIENT.set(grant.name)
+            methods = grant.methods  # None: every method (no lookup)
+            if methods is not None and entry.method not in methods:
+                return entry.denied
         if entry.limited:
             if self._max and self.in_flight >= self._max:
                 return entry.busy
@@ -289,9 +309,17 @@ class CallBook:
             # parse is refused with INVALID_ARGUMENT; authenticated when configured.
             stream = self._tolerant_stream(handler)
             if not needs_token:
-                return _Method(stream, None, None, False, False)
+                return _Method(stream, None, None, False, False, method=method)
             return _Method(
-                stream, self._refusal(handler, grpc.StatusCode.UNAUTHENTICATED), None, True, False
+                stream,
+                self._refusal(handler, grpc.StatusCode.UNAUTHENTICATED),
+                None,
+                True,
+                False,
+                method=method,
+                denied=self._refusal(
+                    handler, grpc.StatusCode.PERMISSION_DENIED, method_not_allowed(method)
+                ),
             )
         short = method.rsplit("/", 1)[-1]
 
@@ -313,6 +341,8 @@ class CallBook:
             needs_token=needs_token,
             limited=not is_grpc,
             replay=short == "Replay" and not is_grpc,
+            method=method,
+            denied=wrap(self._deny(method_not_allowed(method)), None),
         )
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
@@ -322,14 +352,33 @@ class CallBook:
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
         raise NotImplementedError
 
-    def _refusal(self, handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
+    def _refusal(
+        self, handler: MethodHandler, code: grpc.StatusCode, error: RequestError | None = None
+    ) -> MethodHandler:
+        """A streaming handler of ``handler``'s shape refusing the call with ``code``
+        (and ``error``'s message and details, when given)."""
         raise NotImplementedError
 
     def _refuse(self, code: grpc.StatusCode) -> Any:
         raise NotImplementedError
 
+    def _deny(self, error: RequestError) -> Any:
+        """A unary handler refusing the call with ``error`` (its log line notes the
+        reason as ``auth_refusal``)."""
+        raise NotImplementedError
+
     def _max_response_of(self, short: str) -> int:
         return self._max_response if short == "Replay" else 0
+
+
+def _noted(error: RequestError) -> str:
+    """The request id of the call refused with ``error`` (in its handler), whose log
+    line notes the refusal's reason."""
+    info = CURRENT_CALL.get()
+    if info is None:
+        return ""
+    info.note("auth_refusal", error.reason)
+    return info.request_id
 
 
 def presized(serializer: Any) -> Callable[[Any], bytes]:
@@ -360,7 +409,8 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
     - Metrics per RPC (count by method, game, verdict and code; latency; actions;
       in-flight calls), when ``metrics`` is given.
     - Bearer-token authentication (``auth``): ``UNAUTHENTICATED`` for a missing or
-      wrong token, decided from the headers before the request is read.
+      wrong token, ``PERMISSION_DENIED`` (reason ``METHOD_NOT_ALLOWED``) for a token
+      limited to other methods, decided from the headers before the request is read.
     - A limit on concurrent RPCs (``max_concurrent``, 0: none): a call is in flight
       from its arrival to its end (reading the request included), and one beyond the
       limit is refused with ``RESOURCE_EXHAUSTED``. Health and reflection are never
@@ -441,8 +491,10 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
     def _tolerant_stream(self, handler: MethodHandler) -> MethodHandler:
         return _tolerant_stream(handler)
 
-    def _refusal(self, handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
-        return _refusal(handler, code)
+    def _refusal(
+        self, handler: MethodHandler, code: grpc.StatusCode, error: RequestError | None = None
+    ) -> MethodHandler:
+        return _refusal(handler, code, error)
 
     def _refuse(self, code: grpc.StatusCode) -> Handler:
         message = _REFUSALS[code]
@@ -451,6 +503,12 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
             await context.abort(code, message)
 
         return refuse
+
+    def _deny(self, error: RequestError) -> Handler:
+        async def deny(request: Any, context: Ctx) -> Any:
+            await abort_with(error, context, _noted(error))
+
+        return deny
 
 
 def _tolerant_stream(handler: MethodHandler) -> MethodHandler:
@@ -500,16 +558,25 @@ _REFUSALS = {
 }
 
 
-def _refusal(handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
-    """A streaming handler of the same shape as ``handler`` that refuses the call."""
+def _refusal(
+    handler: MethodHandler, code: grpc.StatusCode, error: RequestError | None = None
+) -> MethodHandler:
+    """A streaming handler of the same shape as ``handler`` that refuses the call (with
+    ``error``'s message and details, when given)."""
 
-    message = _REFUSALS[code]
+    message = _REFUSALS.get(code, "")
+
+    async def stop(context: Ctx) -> None:
+        if error is not None:
+            await abort_with(error, context)  # its code, message and details
+        else:
+            await context.abort(code, message)
 
     async def refuse(request: Any, context: Ctx) -> Any:
-        await context.abort(code, message)
+        await stop(context)
 
     async def refuse_stream(request: Any, context: Ctx) -> Any:
-        await context.abort(code, message)
+        await stop(context)
         yield  # pragma: no cover - makes this an async generator
 
     if handler.request_streaming and handler.response_streaming:
@@ -570,7 +637,7 @@ class ServerBase:
             "games": [c.game_id for c in all_codecs()],
             "sealing": self._sealing_mode(),
             "tls": "off" if s.tls is None else ("mutual" if s.tls.client_ca else "on"),
-            "auth": f"{len(s.auth)} tokens" if s.auth is not None else "off",
+            "auth": s.auth.describe() if s.auth is not None else "off",
             "engine": self.engine,
         }
         if self.health_port:

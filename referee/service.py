@@ -168,7 +168,8 @@ class Referee:
     ) -> None:
         if require_sealed and keyring is None:
             raise ValueError("require_sealed needs sealing keys")
-        self.keyring = keyring
+        # Tokens record the policy they were made under; this server opens its own only.
+        self.keyring = keyring.with_policy(require_sealed) if keyring is not None else None
         self.require_sealed = require_sealed
         self.codecs: Mapping[str, GameCodec] = {c.game_id: c for c in codecs}
         self.by_version: Mapping[str, GameCodec] = {c.rules.rules_version: c for c in codecs}
@@ -396,7 +397,17 @@ class Referee:
                 "the caller would let the caller know the deal (send seat_entropy instead)",
                 reason="CLIENT_SEED_REFUSED",
             )
-        seed = self._seed(request.seed, required=False)
+        if entropy and not entropy[-1]:
+            # One list, one deal: with trailing empty entries the caller could make
+            # several deals of the seats' one entropy.
+            raise invalid(
+                f"seat_entropy[{len(entropy) - 1}]", "a trailing entry is empty: leave it out"
+            )
+        if not request.seed and self.keyring is not None and entropy:
+            # Derived, not drawn: the same entropy gives the same deal (docs/trust.md).
+            seed = self.keyring.game_seed(entropy)
+        else:
+            seed = self._seed(request.seed, required=False)
         viewers = self._viewers(request.views, seats, "views")
         state, events = rules.new_game(config, effective_seed(seed, entropy))
         response = referee_pb2.NewGameResponse()
@@ -500,7 +511,15 @@ class Referee:
                 raise invalid("actor.seat", "is not a seat of the table")
             self._authorize_actor(opened, request.actor, actor, "actor")
         elif self.require_sealed:
-            raise invalid("actor", "is required when the server requires sealed states")
+            # Without one, the seat on turn's actions (its hand) would be shown to anyone.
+            error = invalid(
+                "actor",
+                "is required when the server requires sealed states: ask with your own seat "
+                "and its credential (or the table's)",
+            )
+            raise RequestError(
+                error.code, error.message, reason="ACTOR_REQUIRED", bad_request=error.bad_request
+            )
         try:
             # The rules refuse an actor the game has no place for (Écarté's table).
             actions = codec.rules.legal_actions(opened.state, actor)

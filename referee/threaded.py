@@ -34,6 +34,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import logs
 from referee.calls import Malformed, malformed, threaded_handler, tolerant
+from referee.errors import RequestError
 from referee.server import (
     _REFUSALS,
     QUIESCE_POLL_SECONDS,
@@ -41,6 +42,7 @@ from referee.server import (
     CallBook,
     ServerBase,
     ServerSettings,
+    _noted,
     enable_reflection,
     log,
     tune_gc,
@@ -196,14 +198,22 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             )
         return handler
 
-    def _refusal(self, handler: MethodHandler, code: grpc.StatusCode) -> MethodHandler:
-        message = _REFUSALS[code]
+    def _refusal(
+        self, handler: MethodHandler, code: grpc.StatusCode, error: RequestError | None = None
+    ) -> MethodHandler:
+        message = _REFUSALS.get(code, "")
+
+        def stop(context: Any) -> None:
+            if error is not None:
+                abort_with_status(error, context)  # its code, message and details
+            else:
+                context.abort(code, message)
 
         def refuse(request: Any, context: Any) -> Any:
-            context.abort(code, message)
+            stop(context)
 
         def refuse_stream(request: Any, context: Any) -> Any:
-            context.abort(code, message)
+            stop(context)
             yield  # pragma: no cover - makes this a generator
 
         if handler.request_streaming and handler.response_streaming:
@@ -219,6 +229,12 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             context.abort(code, message)
 
         return refuse
+
+    def _deny(self, error: RequestError) -> Any:
+        def deny(request: Any, context: Any) -> Any:
+            abort_with_status(error, context, _noted(error))
+
+        return deny
 
 
 HEALTH_SEND_SECONDS = 5.0  # how long a shutdown waits for NOT_SERVING to reach watchers

@@ -1,6 +1,16 @@
 """Verify a game log: re-derive every deal from the revealed seed and replay every
 action, checking the seed commitment, each verdict and each state hash
-(`referee verify GAME_LOG.json`; docs/trust.md)."""
+(`referee verify GAME_LOG.json`; docs/trust.md).
+
+A log is verified only when it is whole: it carries its rules version, the seed
+commitment, the hash of the first state, every action's verdict and state hash and the
+final hash, and the game is over at its end. A check skipped because a field is absent
+would let a log of another game through (strip the hashes and nothing ties it to the
+game that was played), so a missing field is NOT VERIFIABLE and a game that is not over
+INCOMPLETE, never OK. ``partial=True`` checks what the log has and lists, line by line,
+what it could not check (``PARTIAL``). The commitment and the final hash the user saw
+during the game bind the log to that game from outside the file (``commitment``,
+``final_hash``); each also stands in for the log's own when the log has none."""
 
 from __future__ import annotations
 
@@ -11,7 +21,7 @@ from google.protobuf import json_format
 
 from referee.codec import all_codecs
 from referee.errors import RequestError
-from referee.seeds import commitment
+from referee.seeds import commitment as commitment_of
 from referee.service import Limits, Referee
 from referee.v1 import common_pb2, referee_pb2
 
@@ -48,22 +58,67 @@ def _deals(step: referee_pb2.ReplayStep) -> bool:
     return False
 
 
-def verify(log: referee_pb2.GameLog) -> Report:
+_MAX_SPANS = 8
+
+
+def _actions(indices: list[int]) -> str:
+    """The actions of ``indices`` (ascending, not empty), runs as spans: ``action 4``,
+    ``actions 0-63``, ``actions 1, 4-6``; past a few spans, how many in all."""
+    spans: list[str] = []
+    start = previous = indices[0]
+    for i in [*indices[1:], -1]:
+        if i == previous + 1:
+            previous = i
+            continue
+        spans.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = i
+    if len(spans) > _MAX_SPANS:
+        spans = [*spans[:_MAX_SPANS], f"... ({len(indices)} actions in all)"]
+    return f"{'action' if len(indices) == 1 else 'actions'} {', '.join(spans)}"
+
+
+def _source(logged: bool, given: bool) -> str:
+    """Where a commitment or final hash that was compared came from."""
+    return "the log's and yours" if logged and given else "the log's" if logged else "yours"
+
+
+def verify(
+    log: referee_pb2.GameLog,
+    *,
+    commitment: bytes | None = None,
+    final_hash: bytes | None = None,
+    partial: bool = False,
+) -> Report:
+    """Check ``log``; ``commitment`` and ``final_hash`` are what the user saw during the
+    game (the seed commitment at the start, the last state hash accepted), ``partial``
+    accepts a log that lacks fields or stops before the end and says what it left out."""
     lines: list[str] = []
 
     def diverged(message: str) -> Report:
         lines.append(f"DIVERGENCE: {message}")
         return Report(False, lines)
 
+    def unverifiable(message: str) -> Report:
+        lines.append(f"NOT VERIFIABLE: {message}")
+        return Report(False, lines)
+
     if not log.HasField("config") or log.config.WhichOneof("game") is None:
-        return diverged("the log has no configuration")
+        return unverifiable("the log has no configuration: nothing says which game to replay")
     if len(log.seed) != 32:
-        return diverged("the log has no 32-byte seed (the seed is revealed once the game is over)")
-    if log.seed_commitment and not hmac.compare_digest(commitment(log.seed), log.seed_commitment):
+        return unverifiable(
+            "the log has no 32-byte seed (the seed is revealed once the game is over)"
+        )
+    seed_commitment = commitment_of(log.seed)
+    if log.seed_commitment and not hmac.compare_digest(seed_commitment, log.seed_commitment):
         return diverged(
             "the seed does not match the commitment shown during the game "
-            f"(SHA-256(seed) = {commitment(log.seed).hex()}, "
+            f"(SHA-256(seed) = {seed_commitment.hex()}, "
             f"commitment = {log.seed_commitment.hex()})"
+        )
+    if commitment is not None and not hmac.compare_digest(seed_commitment, commitment):
+        return diverged(
+            "the log is not of the game you saw: its seed's commitment is "
+            f"{seed_commitment.hex()}, you gave --commitment {commitment.hex()}"
         )
     referee = Referee(all_codecs(), Limits(max_replay_actions=max(1, len(log.entries))))
     request = referee_pb2.ReplayRequest(
@@ -87,15 +142,21 @@ def verify(log: referee_pb2.GameLog) -> Report:
             "the first deal differs from the one the seed gives: state 0 hashes to "
             f"{replay.initial_hash.hex()}, the log says {log.initial_hash.hex()}"
         )
+    no_verdict: list[int] = []
+    no_hash: list[int] = []
     for i, (entry, step) in enumerate(zip(log.entries, replay.steps, strict=True)):
         codes = [v.code for v in step.violations]
-        if step.verdict != entry.verdict or codes != list(entry.violations):
+        if entry.verdict == common_pb2.VERDICT_UNSPECIFIED:
+            no_verdict.append(i)
+        elif step.verdict != entry.verdict or codes != list(entry.violations):
             return diverged(
                 f"action {i} ({_describe(entry.action)}): the log says "
                 f"{common_pb2.Verdict.Name(entry.verdict)} {list(entry.violations)}, "
                 f"the rules give {common_pb2.Verdict.Name(step.verdict)} {codes}"
             )
-        if entry.state_hash and step.state_hash != entry.state_hash:
+        if not entry.state_hash:
+            no_hash.append(i)
+        elif step.state_hash != entry.state_hash:
             what = (
                 "this action dealt new cards, and the deal differs from the one the seed gives"
                 if _deals(step)
@@ -110,11 +171,98 @@ def verify(log: referee_pb2.GameLog) -> Report:
             f"the final state hashes to {replay.final_hash.hex()}, the log says "
             f"{log.final_hash.hex()}"
         )
+    if final_hash is not None and replay.final_hash != final_hash:
+        return diverged(
+            f"the log does not end where the game you saw did: its final state hashes to "
+            f"{replay.final_hash.hex()}, you gave --final-hash {final_hash.hex()}"
+        )
+
+    # Every field the log has matches; now what it lacks.
+    n = len(log.entries)
     finished = replay.scoreboard.finished
+    gaps: list[str] = []
+    if not log.rules_version:
+        gaps.append("the log has no rulesVersion: nothing says which rules refereed it")
+    if not log.seed_commitment and commitment is None:
+        gaps.append(
+            "the log has no seedCommitment (nor did you give --commitment): "
+            "nothing ties it to a game"
+        )
+    if not log.initial_hash:
+        gaps.append("the log has no initialHash: nothing ties the first deal to the record")
+    if no_verdict:
+        one = len(no_verdict) == 1
+        gaps.append(
+            f"{_actions(no_verdict)} of the log {'has' if one else 'have'} no verdict: "
+            f"nothing ties {'it' if one else 'them'} to the referee's answers"
+        )
+    if no_hash:
+        one = len(no_hash) == 1
+        gaps.append(
+            f"{_actions(no_hash)} of the log {'has' if one else 'have'} no stateHash: "
+            f"nothing ties the {'state after it' if one else 'states after them'} to the record"
+        )
+    if not log.final_hash and final_hash is None:
+        gaps.append(
+            "the log has no finalHash (nor did you give --final-hash): "
+            "nothing ties its end to the record"
+        )
+    incomplete: str | None = None
+    if not finished:
+        incomplete = (
+            "the log has no actions: it holds the first deal only, not a game"
+            if n == 0
+            else f"the game is not over after the log's {n} actions: they replay as logged "
+            "(the log may be the start of a game), but the rest of the game is not in it"
+        )
+
+    logged_commitment = bool(log.seed_commitment)
+    logged_final = bool(log.final_hash)
+    commitment_from = _source(logged_commitment, commitment is not None)
+    final_from = _source(logged_final, final_hash is not None)
+    if not gaps and incomplete is None:
+        lines.append(
+            f"OK: {rules_version}, {n} actions replayed, the game is over; every deal "
+            f"re-derived from the seed, which matches commitment {seed_commitment.hex()} "
+            f"({commitment_from}); every verdict and state hash matches; final hash "
+            f"{replay.final_hash.hex()} ({final_from})"
+        )
+        unbound = [
+            (flag, what)
+            for flag, what, given in (
+                ("--commitment", "the commitment", commitment),
+                ("--final-hash", "the final hash", final_hash),
+            )
+            if given is None
+        ]
+        if unbound:
+            lines.append(
+                f"note: {' and '.join(what for _, what in unbound)} above "
+                f"{'are' if len(unbound) > 1 else 'is'} the log's own, and a whole log of "
+                "another game passes too: compare with what you saw during the game, "
+                f"or give {' and '.join(flag for flag, _ in unbound)}"
+            )
+        return Report(True, lines)
+    if not partial:
+        lines.extend(f"NOT VERIFIABLE: {gap}" for gap in gaps)
+        if incomplete is not None:
+            lines.append(f"INCOMPLETE: {incomplete}")
+        return Report(False, lines)
     lines.append(
-        f"OK: {rules_version}, {len(log.entries)} actions replayed, every deal re-derived from "
-        f"the seed{' (matching its commitment)' if log.seed_commitment else ''}, "
-        f"final hash {replay.final_hash.hex()}"
-        + ("" if finished else " (the game is not finished)")
+        f"PARTIAL: {rules_version}"
+        + ("" if log.rules_version else " (this referee's rules)")
+        + f", {n} actions replayed, the game is {'over' if finished else 'not over'}; "
+        "every deal re-derived from the seed, "
+        + (
+            f"which matches commitment {seed_commitment.hex()} ({commitment_from})"
+            if logged_commitment or commitment is not None
+            else f"whose commitment is {seed_commitment.hex()}"
+        )
+        + "; the verdicts and state hashes the log has match; final hash "
+        + replay.final_hash.hex()
+        + (f" ({final_from})" if logged_final or final_hash is not None else "")
     )
+    lines.extend(f"NOT CHECKED: {gap}" for gap in gaps)
+    if incomplete is not None:
+        lines.append(f"NOT CHECKED: {incomplete}")
     return Report(True, lines)

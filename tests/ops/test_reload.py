@@ -256,3 +256,68 @@ def test_after_a_look_the_next_is_a_whole_interval_later(tmp_path: Path) -> None
     (tmp_path / "next").write_text(f"{OLD}\n")
     install(tmp_path / "next", file)
     assert hourly.check((("authorization", f"Bearer {OLD}"),)) is None  # not looked at yet
+
+
+def apply_allowed(channel: grpc.Channel, token: str) -> bool:
+    """Whether ``token`` may call NewGame (its scope; it must be a valid token)."""
+    stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+    metadata = (("authorization", f"Bearer {token}"),)
+    try:
+        stub.NewGame(pb.NewGameRequest(), metadata=metadata, timeout=10)
+    except grpc.RpcError as e:
+        if e.code() == grpc.StatusCode.INVALID_ARGUMENT:  # no config: admitted, then refused
+            return True
+        assert e.code() == grpc.StatusCode.PERMISSION_DENIED, e
+        return False
+    raise AssertionError("a NewGame without a configuration was answered")
+
+
+def test_a_tokens_methods_follow_its_file(tmp_path: Path) -> None:
+    """A changed file changes its tokens' scopes from the next look; a file naming an
+    unknown method is refused (logged once, naming its line) and the last good scopes
+    stay."""
+    file = tmp_path / "tokens"
+    (tmp_path / "v1").write_text(f"platform {OLD}\nplayers {NEW} @read\n")
+    install(tmp_path / "v1", file)
+    auth = TokenSet.load(file, f"ci={FIXED} ListGames", reload_seconds=0)
+    with (
+        captured_logs() as out,
+        InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        assert apply_allowed(ch, OLD) and not apply_allowed(ch, NEW)
+        assert accepted(ch, NEW) and not apply_allowed(ch, FIXED)
+        # The players' token widened, the platform's narrowed.
+        (tmp_path / "v2").write_text(f"platform {OLD} ListGames\nplayers {NEW} @read NewGame\n")
+        install(tmp_path / "v2", file)
+        assert not apply_allowed(ch, OLD) and apply_allowed(ch, NEW)
+        assert accepted(ch, OLD) and not apply_allowed(ch, FIXED)  # the variable's stay
+        # A method misspelt: refused, the last good scopes serve.
+        (tmp_path / "bad").write_text(f"platform {OLD}\nplayers {NEW} @read NewGam\n")
+        install(tmp_path / "bad", file)
+        assert not apply_allowed(ch, OLD) and apply_allowed(ch, NEW)
+        # Every method again: a line without methods.
+        (tmp_path / "v3").write_text(f"platform {OLD}\nplayers {NEW} @read\n")
+        install(tmp_path / "v3", file)
+        assert apply_allowed(ch, OLD) and not apply_allowed(ch, NEW)
+    assert events(out) == [
+        ("auth_tokens_reloaded", "info"),
+        ("auth_tokens_reload_refused", "warning"),
+        ("auth_tokens_reloaded", "info"),
+    ]
+    reloads = [x for x in log_lines(out) if x["event"].startswith("auth_tokens_")]
+    assert [(x.get("tokens"), x.get("limited")) for x in reloads] == [(3, 3), (None, None), (3, 2)]
+    assert reloads[1]["error"].startswith(f"{file} line 2: unknown method 'NewGam'")
+    refused = [
+        x for x in log_lines(out) if x["event"] == "rpc" and x["status"] == "PERMISSION_DENIED"
+    ]
+    assert [(x["method"], x["client"]) for x in refused] == [
+        ("NewGame", "players"),
+        ("NewGame", "ci"),
+        ("NewGame", "platform"),
+        ("NewGame", "ci"),
+        ("NewGame", "platform"),
+        ("NewGame", "players"),
+    ]
+    text = out.getvalue()
+    assert OLD[:10] not in text and NEW[:10] not in text and FIXED[:10] not in text

@@ -411,8 +411,15 @@ def test_seal_keys_from_the_environment_and_their_errors(
     monkeypatch.setenv("REFEREE_SEAL_KEYS", f"{line},k2025b:{base64.b64encode(bytes(32)).decode()}")
     keys = settings_of(["serve"]).seal_keys  # type: ignore[attr-defined]
     assert keys == (("k2026a", bytes(range(32))), ("k2025b", bytes(32)))
-    # A keys file wins over the variable.
+    # A keys file and the variable both set: an error, not one of them silently (the
+    # order of the keys decides which seals, so they are not merged).
     (tmp_path / "keys.txt").write_text(line.replace("k2026a", "file") + "\n")
+    with pytest.raises(SystemExit) as e:
+        settings_of(["serve", "--seal-keys-file", str(tmp_path / "keys.txt")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2
+    assert "sealing keys come from --seal-keys-file or REFEREE_SEAL_KEYS, not both" in err
+    monkeypatch.delenv("REFEREE_SEAL_KEYS")
     s = settings_of(["serve", "--seal-keys-file", str(tmp_path / "keys.txt")])
     assert [k for k, _ in s.seal_keys] == ["file"]  # type: ignore[attr-defined]
     for argv, env, message in [

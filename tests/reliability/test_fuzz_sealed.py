@@ -39,11 +39,13 @@ SEAL_REASONS = {
     "STATE_SEAL_VERSION_UNSUPPORTED",
     "STATE_SEAL_UNKNOWN_KEY",
     "STATE_SEAL_INVALID",
+    "STATE_SEAL_POLICY_MISMATCH",
 }
 # Two keys: the first seals, both open (a rotation in progress).
 KEYS = (("k-new", os.urandom(32)), ("k-old", os.urandom(32)))
 KEYRING = Keyring(KEYS)
 OLD_ONLY = Keyring(KEYS[1:])
+STRICT = Keyring(KEYS, strict=True)  # the tokens of a --require-sealed server
 
 
 def _env() -> dict[str, str]:
@@ -88,7 +90,7 @@ def strict_calls(strict_server: RefereeProcess) -> Iterator[dict[str, Callable[.
 
 
 def opened(token: bytes) -> pb.GameState:
-    return pb.GameState.FromString(KEYRING.open(token))
+    return pb.GameState.FromString((STRICT if token[3] else KEYRING).open(token))
 
 
 def send(
@@ -175,16 +177,18 @@ def test_altered_tokens_are_refused(
 
 def _alter(token: bytes, draw: Draw) -> bytes:
     b = bytearray(token)
-    op = draw(st.integers(0, 6))
+    op = draw(st.integers(0, 7))
     if op == 0:  # the format version
         b[2] = draw(st.integers(0, 255))
     elif op == 1:  # the key id: its length or its name
         if draw(st.booleans()):
-            b[3] = draw(st.integers(0, 255))
+            b[4] = draw(st.integers(0, 255))
         else:
-            b[4] ^= 0x20
+            b[5] ^= 0x20
+    elif op == 7:  # the policy byte (--require-sealed or not)
+        b[3] = draw(st.integers(0, 255))
     elif op == 2:  # one bit of the nonce, the ciphertext or the tag
-        i = draw(st.integers(4, len(b) - 1))
+        i = draw(st.integers(5, len(b) - 1))
         b[i] ^= 1 << draw(st.integers(0, 7))
     elif op == 3:
         return bytes(draw(st.binary(max_size=200)))
@@ -245,11 +249,11 @@ def test_require_sealed_with_mutated_requests_and_credentials(
     def run(data: st.DataObject) -> None:
         game, i = _pick(pool, data.draw)
         step = game.steps[i]
-        token = KEYRING.seal(step.state.SerializeToString(deterministic=True))
+        token = STRICT.seal(step.state.SerializeToString(deterministic=True))
         seed_commitment = commitment(step.state.seed)
 
         def cred(seat: int) -> bytes:
-            return credential(KEYRING, seed_commitment, seat)
+            return credential(STRICT, seed_commitment, seat)
 
         method = data.draw(st.sampled_from(STATEFUL))
         request: Any

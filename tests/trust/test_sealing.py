@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import random
 
 import grpc
@@ -15,6 +16,7 @@ from referee.errors import RequestError
 from referee.sealing import (
     SEAL_INVALID,
     SEAL_MALFORMED,
+    SEAL_POLICY,
     SEAL_UNKNOWN_KEY,
     SEAL_VERSION,
     KeyConfigError,
@@ -92,7 +94,13 @@ def test_every_single_bit_flip_and_truncation_is_refused() -> None:
         assert err.code == grpc.StatusCode.INVALID_ARGUMENT
         assert err.reason.startswith("STATE_SEAL_")
         reasons[err.reason] = reasons.get(err.reason, 0) + 1
-    assert set(reasons) <= {SEAL_INVALID, SEAL_MALFORMED, SEAL_UNKNOWN_KEY, SEAL_VERSION}
+    assert set(reasons) <= {
+        SEAL_INVALID,
+        SEAL_MALFORMED,
+        SEAL_UNKNOWN_KEY,
+        SEAL_VERSION,
+        SEAL_POLICY,
+    }
     assert reasons[SEAL_INVALID] > 5000
 
 
@@ -103,7 +111,7 @@ def test_key_rotation_old_key_opens_new_key_seals() -> None:
     action = rotated.legal_actions(pb.LegalActionsRequest(sealed_state=token)).actions[0]
     reply = rotated.apply_action(pb.ApplyActionRequest(sealed_state=token, action=action))
     assert reply.verdict == common_pb2.VERDICT_ACCEPTED
-    assert reply.sealed_state[4:6] == b"k2"
+    assert reply.sealed_state[5:7] == b"k2"
     with pytest.raises(SealError) as info:
         Keyring([K1]).open(reply.sealed_state)
     assert info.value.reason == SEAL_UNKNOWN_KEY
@@ -117,10 +125,11 @@ def test_key_rotation_old_key_opens_new_key_seals() -> None:
 def test_other_token_versions_are_refused() -> None:
     referee = sealed_referee(K1)
     token = bytearray(referee.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state)
-    token[2] = 2
-    with pytest.raises(RequestError) as info:
-        referee.open_state(pb.GameState(), bytes(token))
-    assert info.value.reason == SEAL_VERSION
+    for version in (1, 3):  # 1: before the policy byte (2026-12-05)
+        token[2] = version
+        with pytest.raises(RequestError) as info:
+            referee.open_state(pb.GameState(), bytes(token))
+        assert info.value.reason == SEAL_VERSION
 
 
 def test_require_sealed_refuses_plain_states_and_client_seeds() -> None:
@@ -235,7 +244,7 @@ def test_require_sealed_guards_each_seat_with_its_credential() -> None:
     creds = list(first.seat_credentials)
     assert len(creds) == 3 and len(set(creds)) == 3 and first.table_credential
     token = first.sealed_state
-    turn = pb.GameState.FromString(Keyring([K1]).open(token)).earl_of_coventry.turn
+    turn = pb.GameState.FromString(Keyring([K1], strict=True).open(token)).earl_of_coventry.turn
     other = (turn + 1) % 3
 
     def denied(call: object) -> None:
@@ -270,8 +279,13 @@ def test_require_sealed_guards_each_seat_with_its_credential() -> None:
             pb.LegalActionsRequest(sealed_state=token, actor=common_pb2.Actor(seat=turn))
         )
     )
-    with pytest.raises(RequestError):
+    with pytest.raises(RequestError) as no_actor:
         strict.legal_actions(pb.LegalActionsRequest(sealed_state=token))
+    # A stable reason to program against, beside the field at fault (docs/api.md).
+    assert no_actor.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert no_actor.value.reason == "ACTOR_REQUIRED"
+    assert no_actor.value.bad_request is not None
+    assert [v.field for v in no_actor.value.bad_request.field_violations] == ["actor"]
     action = actions[0]
     stolen = pb.Action()
     stolen.CopyFrom(action)
@@ -325,15 +339,16 @@ def test_require_sealed_guards_the_table_not_the_spectators() -> None:
     assert reply.verdict == common_pb2.VERDICT_ACCEPTED
 
 
-def test_tokens_follow_the_documented_format() -> None:
-    """docs/trust.md, format 1, checked with AES-GCM directly: a token the keyring seals
+@pytest.mark.parametrize("strict", [False, True])
+def test_tokens_follow_the_documented_format(strict: bool) -> None:
+    """docs/trust.md, format 2, checked with AES-GCM directly: a token the keyring seals
     opens by hand, and one made by hand opens in the keyring (tokens sealed by one
-    release open in the next)."""
+    release open in the next). The policy byte is 1 under --require-sealed, else 0."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     key_id, material = K1
-    ring = Keyring([K1])
-    header = b"RS" + bytes([1, len(key_id)]) + key_id.encode()
+    ring = Keyring([K1], strict=strict)
+    header = b"RS" + bytes([2, int(strict), len(key_id)]) + key_id.encode()
     token = ring.seal(b"state bytes")
     assert token.startswith(header)
     assert len(token) == len(header) + 12 + len(b"state bytes") + 16  # nonce, tag
@@ -341,6 +356,37 @@ def test_tokens_follow_the_documented_format() -> None:
     assert AESGCM(material).decrypt(nonce, token[len(header) + 12 :], header) == b"state bytes"
     made = header + bytes(12) + AESGCM(material).encrypt(bytes(12), b"by hand", header)
     assert ring.open(made) == b"by hand"
+
+
+PUBLIC = common_pb2.Viewer(public=common_pb2.PublicViewer())
+
+
+def test_a_token_opens_only_on_a_server_of_its_policy() -> None:
+    """A --require-sealed server's tokens do not open on a server without it holding the
+    same keys (which would show every hand: it checks no credential), nor do that
+    server's tokens open on the strict one (their game's seed may have been chosen by
+    its creator). Refused STATE_SEAL_POLICY_MISMATCH, saying why; the policy byte is
+    authenticated, so flipping it does not verify."""
+    strict, lenient = sealed_referee(K1, require=True), sealed_referee(K1)
+    strict_token = strict.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state
+    lenient_token = lenient.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state
+    assert (strict_token[3], lenient_token[3]) == (1, 0)
+    for server, token, says in (
+        (lenient, strict_token, "made by a server with --require-sealed"),
+        (strict, lenient_token, "made by a server without --require-sealed"),
+    ):
+        with pytest.raises(RequestError) as err:
+            server.view_state(pb.ViewStateRequest(sealed_state=token, viewer=PUBLIC))
+        assert err.value.reason == SEAL_POLICY and says in err.value.message
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    flipped = bytearray(strict_token)
+    flipped[3] = 0
+    with pytest.raises(RequestError) as err:
+        lenient.view_state(pb.ViewStateRequest(sealed_state=bytes(flipped), viewer=PUBLIC))
+    assert err.value.reason == SEAL_INVALID
+    # Each opens its own.
+    assert strict.view_state(pb.ViewStateRequest(sealed_state=strict_token, viewer=PUBLIC)).view
+    assert lenient.view_state(pb.ViewStateRequest(sealed_state=lenient_token, viewer=PUBLIC)).view
 
 
 def test_the_shortest_token_and_one_byte_less() -> None:
@@ -365,7 +411,7 @@ def test_key_ids_of_one_to_32_characters_seal_and_open(length: int) -> None:
 @pytest.mark.parametrize("length", [0, 33])
 def test_a_token_naming_a_key_id_of_0_or_33_bytes_is_malformed(length: int) -> None:
     ring = Keyring([("k" * 32, bytes(32))])
-    token = b"RS\x01" + bytes([length]) + b"k" * length + bytes(12 + 16 + 8)
+    token = b"RS\x02\x00" + bytes([length]) + b"k" * length + bytes(12 + 16 + 8)
     with pytest.raises(SealError) as info:
         ring.open(token)
     assert info.value.reason == SEAL_MALFORMED
@@ -405,3 +451,58 @@ def test_key_lines_must_be_strict_base64_with_one_colon() -> None:
     for text in (f"a:{good[:10]}!{good[10:]}", f"a:{good}:x", f"a:{good[:10]} {good[10:]}"):
         with pytest.raises(KeyConfigError):
             parse_keys(text)
+
+
+def test_with_seat_entropy_the_seed_is_derived_and_new_game_cannot_draw_again() -> None:
+    """docs/trust.md, Verifiable deals: on a sealing server the seats' entropy fixes the
+    referee's seed (HMAC of the entropy under a secret of the sealing key), so calling
+    NewGame again with the same entropy gives the same game, and only changed entropy
+    (which its seat can see) gives another. Without entropy, or without keys, the seed
+    is drawn at random."""
+    import hashlib
+    import hmac
+
+    entropy = [os.urandom(32), b"", os.urandom(16)]
+    strict = sealed_referee(K1, require=True)
+    first = strict.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=entropy))
+    again = strict.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=entropy))
+    assert first.seed_commitment == again.seed_commitment
+    assert list(first.seat_credentials) == list(again.seat_credentials)
+    ring = Keyring([K1], strict=True)
+    state = pb.GameState.FromString(ring.open(first.sealed_state))
+    assert state == pb.GameState.FromString(ring.open(again.sealed_state))
+    # The documented derivation, by hand.
+    label = b"referee-game-seed-v1"
+    root = hmac.new(K1[1], label, hashlib.sha256).digest()
+    message = label + len(entropy).to_bytes(4, "big")
+    message += b"".join(len(e).to_bytes(4, "big") + e for e in entropy)
+    assert state.seed == hmac.new(root, message, hashlib.sha256).digest()
+    # Any change of the entropy, or another key, is another deal.
+    other = [entropy[0], b"", entropy[2][:-1]]
+    changed = strict.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=other))
+    assert changed.seed_commitment != first.seed_commitment
+    rekeyed = sealed_referee(K2, require=True)
+    assert (
+        rekeyed.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=entropy)).seed_commitment
+        != first.seed_commitment
+    )
+    # No entropy, or no keys: drawn at random every time.
+    for referee, request in (
+        (strict, pb.NewGameRequest(config=CONFIG)),
+        (Referee(all_codecs()), pb.NewGameRequest(config=CONFIG, seat_entropy=entropy)),
+    ):
+        assert (
+            referee.new_game(request).seed_commitment != referee.new_game(request).seed_commitment
+        )
+
+
+def test_a_trailing_empty_entropy_entry_is_refused_at_new_game() -> None:
+    """One list, one deal: trailing empty entries would let the caller of NewGame make
+    several deals of the seats' one entropy. Refused at NewGame (not in states or
+    Replay, which record games already made)."""
+    for referee in (sealed_referee(K1, require=True), Referee(all_codecs())):
+        with pytest.raises(RequestError) as err:
+            referee.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=[b"a", b""]))
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert "seat_entropy[1]" in err.value.message and "trailing" in err.value.message
+        referee.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=[b"", b"a"]))

@@ -1053,8 +1053,11 @@ type NewGameRequest struct {
 	Config *GameConfig `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
 	// 32 bytes, or empty to let the referee draw a secure random seed.
 	Seed []byte `protobuf:"bytes,2,opt,name=seed,proto3" json:"seed,omitempty"`
-	// Optional entropy from each seat, mixed into the seed so that no single
-	// party chooses the deal (see docs/trust.md).
+	// Optional entropy from each seat (index = seat, at most 64 bytes each, no
+	// trailing empty entry), mixed into the seed so that no single party chooses
+	// the deal. On a server with sealing keys it also fixes the referee's seed:
+	// the same entropy gives the same game, so send fresh random bytes for every
+	// game (see docs/trust.md).
 	SeatEntropy [][]byte `protobuf:"bytes,3,rep,name=seat_entropy,json=seatEntropy,proto3" json:"seat_entropy,omitempty"`
 	// Views to return with the first state.
 	Views []*Viewer `protobuf:"bytes,4,rep,name=views,proto3" json:"views,omitempty"`

@@ -495,8 +495,11 @@ export type NewGameRequest = Message<"referee.v1.NewGameRequest"> & {
   seed: Uint8Array;
 
   /**
-   * Optional entropy from each seat, mixed into the seed so that no single
-   * party chooses the deal (see docs/trust.md).
+   * Optional entropy from each seat (index = seat, at most 64 bytes each, no
+   * trailing empty entry), mixed into the seed so that no single party chooses
+   * the deal. On a server with sealing keys it also fixes the referee's seed:
+   * the same entropy gives the same game, so send fresh random bytes for every
+   * game (see docs/trust.md).
    *
    * @generated from field: repeated bytes seat_entropy = 3;
    */
