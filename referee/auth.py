@@ -111,10 +111,6 @@ class Grant:
     digest: bytes
     methods: Methods = None
 
-    def allows(self, method: str) -> bool:
-        """``method`` is ``/package.Service/Method``, as gRPC names a call."""
-        return self.methods is None or method in self.methods
-
     def __repr__(self) -> str:
         methods = "every method" if self.methods is None else sorted(self.methods)
         return f"Grant(name={self.name!r}, methods={methods!r})"

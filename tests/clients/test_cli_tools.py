@@ -17,21 +17,12 @@ import pytest
 from referee import cli
 from referee.sealing import Keyring, parse_keys
 
+from ..run_cli import referee
 from ..server_thread import ServerThread
 from .conftest import ROOT
 
 ZERO_SEED = "00" * 32
 EARL_3 = '{"earlOfCoventry": {"seats": 3, "firstDealer": 0}}'
-
-
-def referee(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """``referee ARGV`` in this process: exit code, stdout, stderr."""
-    try:
-        code = cli.main(list(argv))
-    except SystemExit as e:  # argparse's usage errors
-        code = e.code if isinstance(e.code, int) else 2
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # ------------------------------------------------------------------ referee seal-key

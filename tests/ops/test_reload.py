@@ -7,9 +7,12 @@ every call here (``reload_seconds=0``), every few seconds in a server."""
 
 from __future__ import annotations
 
+import io
 import os
 import socket
 import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -184,16 +187,27 @@ def accepted(channel: grpc.Channel, token: str) -> bool:
     return True
 
 
-def test_tokens_rotate_with_their_file(tmp_path: Path) -> None:
+@contextmanager
+def tokens_served(
+    tmp_path: Path, first: str, variable: str
+) -> Iterator[tuple[Path, io.StringIO, grpc.Channel]]:
+    """A server whose tokens come from a file (``first``, also kept as ``v1``; looked at
+    on every call) and from the variable's ``variable``: the file, the server's log and
+    a channel to it."""
     file = tmp_path / "tokens"
-    (tmp_path / "v1").write_text(f"frontend {OLD}\n")
+    (tmp_path / "v1").write_text(first)
     install(tmp_path / "v1", file)
-    auth = TokenSet.load(file, f"ci={FIXED}", reload_seconds=0)
+    auth = TokenSet.load(file, variable, reload_seconds=0)
     with (
         captured_logs() as out,
         InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server,
         grpc.insecure_channel(server.address) as ch,
     ):
+        yield file, out, ch
+
+
+def test_tokens_rotate_with_their_file(tmp_path: Path) -> None:
+    with tokens_served(tmp_path, f"frontend {OLD}\n", f"ci={FIXED}") as (file, out, ch):
         assert accepted(ch, OLD) and not accepted(ch, NEW) and accepted(ch, FIXED)
         # Rotation: both for a while, then the new one only; the variable's token stays.
         (tmp_path / "v2").write_text(f"frontend {OLD}\nfrontend-next {NEW}\n")
@@ -276,15 +290,8 @@ def test_a_tokens_methods_follow_its_file(tmp_path: Path) -> None:
     """A changed file changes its tokens' scopes from the next look; a file naming an
     unknown method is refused (logged once, naming its line) and the last good scopes
     stay."""
-    file = tmp_path / "tokens"
-    (tmp_path / "v1").write_text(f"platform {OLD}\nplayers {NEW} @read\n")
-    install(tmp_path / "v1", file)
-    auth = TokenSet.load(file, f"ci={FIXED} ListGames", reload_seconds=0)
-    with (
-        captured_logs() as out,
-        InProcess(ServerSettings(host="127.0.0.1", port=0, auth=auth)) as server,
-        grpc.insecure_channel(server.address) as ch,
-    ):
+    first = f"platform {OLD}\nplayers {NEW} @read\n"
+    with tokens_served(tmp_path, first, f"ci={FIXED} ListGames") as (file, out, ch):
         assert apply_allowed(ch, OLD) and not apply_allowed(ch, NEW)
         assert accepted(ch, NEW) and not apply_allowed(ch, FIXED)
         # The players' token widened, the platform's narrowed.

@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from google.protobuf import json_format
 
-from referee import cli, verify
+from referee import verify
 from referee.codec import all_codecs
 from referee.service import Referee
 from referee.v1 import common_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
+
+from ..run_cli import referee
 
 SEED = bytes(range(100, 132))
 OTHER_SEED = bytes(range(200, 232))
@@ -452,16 +454,6 @@ def test_action_spans() -> None:
 
 
 # --------------------------------------------------------------------- the command line
-
-
-def referee(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """``referee ARGV`` in this process: exit code, stdout, stderr."""
-    try:
-        code = cli.main(list(argv))
-    except SystemExit as e:  # argparse's usage errors
-        code = e.code if isinstance(e.code, int) else 2
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write(path: Path, log: pb.GameLog) -> str:
