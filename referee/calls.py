@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
@@ -29,6 +30,16 @@ if TYPE_CHECKING:
     from referee.metrics import Metrics
 
 MAX_REQUEST_ID_LENGTH: Final = 128
+# W3C Trace Context (https://www.w3.org/TR/trace-context/): a caller traced with
+# OpenTelemetry (or any W3C tracer) sends ``traceparent``; its trace id and its span id
+# (the caller's span: Referee makes none) go on the call's log line, so that a log
+# pipeline ties the line to the trace. A header that is not valid is ignored.
+TRACEPARENT_KEY: Final = "traceparent"
+_TRACEPARENT: Final = re.compile(
+    r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-[^\x00-\x1f]*)?\Z"
+)
+_ZERO_TRACE: Final = "0" * 32
+_ZERO_SPAN: Final = "0" * 16
 _ID_MASK: Final = (1 << 64) - 1
 # Codes whose per-RPC line is a warning, not info: the server in trouble (the call was
 # refused for want of capacity, overran its deadline, failed) or a caller refused for
@@ -55,6 +66,23 @@ CLIENT: Final[ContextVar[str]] = ContextVar("referee_client", default="")
 ARRIVED: Final[ContextVar[float]] = ContextVar("referee_arrived", default=0.0)
 
 
+def trace_context(traceparent: str) -> tuple[str, str] | None:
+    """The trace id and parent span id of a W3C ``traceparent`` header, or None when it
+    is not valid: version ``ff``, a zero trace or span id, upper-case hex, a wrong
+    length, or (version ``00``) anything after the flags."""
+    if len(traceparent) > 512:
+        return None
+    match = _TRACEPARENT.match(traceparent)
+    if match is None:
+        return None
+    version, trace_id, span_id, rest = match.groups()
+    if version == "ff" or (version == "00" and rest is not None):
+        return None
+    if trace_id == _ZERO_TRACE or span_id == _ZERO_SPAN:
+        return None
+    return trace_id, span_id
+
+
 class Book:
     """A server's bookkeeping of its calls (one per interceptor). Thread-safe: the
     threads engine begins and ends calls in several threads."""
@@ -75,14 +103,22 @@ class Book:
         if not start:
             start = time.perf_counter()
         request_id = ""
+        traceparent = ""
         for key, value in context.invocation_metadata() or ():
-            if key == REQUEST_ID_KEY and isinstance(value, str):
-                request_id = value[:MAX_REQUEST_ID_LENGTH]
-                break
+            if key == REQUEST_ID_KEY:
+                if not request_id and isinstance(value, str):
+                    request_id = value[:MAX_REQUEST_ID_LENGTH]
+            elif key == TRACEPARENT_KEY and not traceparent and isinstance(value, str):
+                traceparent = value
         if not request_id:
             # 16 hex digits (half the instructions of f"{n:016x}": no format spec parsed).
             request_id = self.id_prefix + (next(self.ids) & _ID_MASK).to_bytes(8, "big").hex()
         info = CallInfo(short, request_id)
+        if traceparent:
+            trace = trace_context(traceparent)
+            if trace is not None:
+                info.note("trace_id", trace[0])
+                info.note("span_id", trace[1])
         token = CURRENT_CALL.set(info)
         if self.log_starts:
             self.log.debug("rpc_start", method=short, request_id=request_id)

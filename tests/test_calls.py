@@ -64,6 +64,62 @@ def test_a_clients_request_id_is_kept_and_bounded() -> None:
         assert context.trailing == (("x-request-id", kept),)
 
 
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+SPAN = "00f067aa0ba902b7"
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (f"00-{TRACE}-{SPAN}-01", (TRACE, SPAN)),
+        (f"00-{TRACE}-{SPAN}-00", (TRACE, SPAN)),  # not sampled: still the same trace
+        # A later version may add fields after the flags (W3C Trace Context, 4.3).
+        (f"01-{TRACE}-{SPAN}-01-what-comes-next", (TRACE, SPAN)),
+        (f"00-{TRACE}-{SPAN}-01-more", None),  # version 00 has nothing after the flags
+        (f"ff-{TRACE}-{SPAN}-01", None),  # version ff is invalid
+        (f"00-{'0' * 32}-{SPAN}-01", None),  # all-zero trace id
+        (f"00-{TRACE}-{'0' * 16}-01", None),  # all-zero span id
+        (f"00-{TRACE.upper()}-{SPAN}-01", None),  # lower-case hex only
+        (f"00-{TRACE[:-1]}-{SPAN}-01", None),
+        (f"00-{TRACE}-{SPAN}-1", None),
+        (f"00-{TRACE}-{SPAN}-01\n", None),
+        (f"00_{TRACE}_{SPAN}_01", None),
+        ("", None),
+        ("not a trace", None),
+        (f"01-{TRACE}-{SPAN}-01-" + "x" * 600, None),  # bounded
+    ],
+)
+def test_a_w3c_traceparent_is_read_strictly(header: str, expected: Any) -> None:
+    assert calls.trace_context(header) == expected
+
+
+def test_a_callers_trace_goes_on_its_line(lines: list[tuple[dict[str, Any], int]]) -> None:
+    """A caller traced with OpenTelemetry sends ``traceparent``: its trace id and span
+    id go on the call's log line; an invalid one, or none, adds nothing."""
+    book = Book(None, False, None)
+    for metadata in [
+        (("x-request-id", "r-1"), ("traceparent", f"00-{TRACE}-{SPAN}-01")),
+        # Only the first of each header counts, in either order.
+        (
+            ("traceparent", f"00-{TRACE}-{SPAN}-01"),
+            ("x-request-id", "r-2"),
+            ("traceparent", f"00-{'1' * 32}-{'2' * 16}-01"),
+            ("x-request-id", "r-3"),
+        ),
+        (("x-request-id", "r-4"), ("traceparent", f"00-{'0' * 32}-{SPAN}-01")),
+        (("x-request-id", "r-5"),),
+    ]:
+        context = Context(metadata)
+        info, token, start = book.begin("ApplyAction", context)
+        book.end(info, token, start, "OK", None, logging.INFO, context)
+    assert [(f["request_id"], f.get("trace_id"), f.get("span_id")) for f, _ in lines] == [
+        ("r-1", TRACE, SPAN),
+        ("r-2", TRACE, SPAN),
+        ("r-4", None, None),
+        ("r-5", None, None),
+    ]
+
+
 class Recorder:
     """A stand-in for :class:`referee.metrics.Metrics` and for the log: what was called."""
 

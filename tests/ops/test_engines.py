@@ -163,7 +163,8 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 
 def test_both_engines_answer_alike(engine: str) -> None:
-    """The same calls give the same answers, request ids, errors and log lines."""
+    """The same calls give the same answers, request ids, errors and log lines (with
+    the trace of a caller that sends W3C ``traceparent``)."""
     settings = ServerSettings(host="127.0.0.1", port=0)
     with captured_logs() as out, InProcess(settings, engine=engine) as server:
         assert server.engine == engine
@@ -174,7 +175,8 @@ def test_both_engines_answer_alike(engine: str) -> None:
                 pb.LegalActionsRequest(state=game.state), metadata=(("x-request-id", "r-1"),)
             )
             reply = stub(ch).ApplyAction(
-                pb.ApplyActionRequest(state=game.state, action=legal.actions[0])
+                pb.ApplyActionRequest(state=game.state, action=legal.actions[0]),
+                metadata=(("traceparent", f"00-{'ab' * 16}-{'cd' * 8}-01"),),
             )
             assert reply.verdict == 1
             with pytest.raises(grpc.RpcError) as e:
@@ -197,6 +199,8 @@ def test_both_engines_answer_alike(engine: str) -> None:
     ]
     ids = [x["request_id"] for x in lines]
     assert ids[1] == "r-1" and len(set(ids)) == 5
+    traces = [(x.get("trace_id"), x.get("span_id")) for x in lines]
+    assert traces == [(None, None)] * 2 + [("ab" * 16, "cd" * 8)] + [(None, None)] * 2
 
 
 def test_a_calls_latency_starts_when_the_server_admits_it(engine: str) -> None:
