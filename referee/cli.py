@@ -558,6 +558,14 @@ def _parser() -> argparse.ArgumentParser:
         help="the last state hash the platform accepted (64 hex digits): the log must end there",
     )
     verify.add_argument(
+        "--seat-entropy",
+        type=_seat_entropy,
+        action="append",
+        metavar="SEAT:HEX",
+        help="the entropy seat SEAT sent to NewGame, in hex (SEAT: alone for none): the log's "
+        "entry for that seat must equal it, so the deals mixed it in; repeat for more seats",
+    )
+    verify.add_argument(
         "--partial",
         action="store_true",
         help="also accept a log that lacks fields or stops before the game is over: "
@@ -1243,6 +1251,26 @@ def _sha256_hex(text: str) -> bytes:
     return bytes.fromhex(digits)
 
 
+def _seat_entropy(text: str) -> tuple[int, bytes]:
+    """verify's --seat-entropy SEAT:HEX: a seat and the entropy it sent (hex, either
+    case; empty for none)."""
+    from referee.seeds import MAX_ENTROPY_BYTES
+    from referee.service import MAX_SEATS
+
+    seat, sep, digits = text.strip().partition(":")
+    if not sep or not seat.isascii() or not seat.isdigit() or int(seat) >= MAX_SEATS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: SEAT:HEX, where SEAT is a seat number (0 to {MAX_SEATS - 1})"
+        )
+    if not re.fullmatch(r"(?:[0-9A-Fa-f]{2})*", digits):
+        raise argparse.ArgumentTypeError(f"{text!r}: the entropy is not whole bytes of hex")
+    if len(digits) > 2 * MAX_ENTROPY_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: more than the {MAX_ENTROPY_BYTES} bytes a seat's entropy may hold"
+        )
+    return int(seat), bytes.fromhex(digits)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from google.protobuf import json_format
 
@@ -1254,8 +1282,18 @@ def _verify(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError, json_format.ParseError) as e:
         print(f"referee verify: {args.log}: {e}", file=sys.stderr)
         return 2
+    entropy: dict[int, bytes] = {}
+    for seat, given in args.seat_entropy or ():
+        if seat in entropy and entropy[seat] != given:
+            print(f"referee verify: --seat-entropy: seat {seat} given twice", file=sys.stderr)
+            return 2
+        entropy[seat] = given
     report = verify.verify(
-        log, commitment=args.commitment, final_hash=args.final_hash, partial=args.partial
+        log,
+        commitment=args.commitment,
+        final_hash=args.final_hash,
+        seat_entropy=entropy,
+        partial=args.partial,
     )
     for line in report.lines:
         print(line)

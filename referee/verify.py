@@ -10,11 +10,13 @@ game that was played), so a missing field is NOT VERIFIABLE and a game that is n
 INCOMPLETE, never OK. ``partial=True`` checks what the log has and lists, line by line,
 what it could not check (``PARTIAL``). The commitment and the final hash the user saw
 during the game bind the log to that game from outside the file (``commitment``,
-``final_hash``); each also stands in for the log's own when the log has none."""
+``final_hash``); each also stands in for the log's own when the log has none. A seat
+that sent entropy checks that the log's game was dealt with it (``seat_entropy``)."""
 
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from google.protobuf import json_format
@@ -77,6 +79,16 @@ def _actions(indices: list[int]) -> str:
     return f"{'action' if len(indices) == 1 else 'actions'} {', '.join(spans)}"
 
 
+def _entropy(entry: bytes) -> str:
+    return entry.hex() if entry else "empty (no entropy)"
+
+
+def _seats(seats: list[int]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(str(s) for s in seats[:-1]) + f" and {seats[-1]}"
+
+
 def _source(logged: bool, given: bool) -> str:
     """Where a commitment or final hash that was compared came from."""
     return "the log's and yours" if logged and given else "the log's" if logged else "yours"
@@ -87,11 +99,14 @@ def verify(
     *,
     commitment: bytes | None = None,
     final_hash: bytes | None = None,
+    seat_entropy: Mapping[int, bytes] | None = None,
     partial: bool = False,
 ) -> Report:
     """Check ``log``; ``commitment`` and ``final_hash`` are what the user saw during the
-    game (the seed commitment at the start, the last state hash accepted), ``partial``
-    accepts a log that lacks fields or stops before the end and says what it left out."""
+    game (the seed commitment at the start, the last state hash accepted),
+    ``seat_entropy`` the entropy seats sent to ``NewGame`` (by seat; empty: none sent),
+    ``partial`` accepts a log that lacks fields or stops before the end and says what it
+    left out."""
     lines: list[str] = []
 
     def diverged(message: str) -> Report:
@@ -120,6 +135,17 @@ def verify(
             "the log is not of the game you saw: its seed's commitment is "
             f"{seed_commitment.hex()}, you gave --commitment {commitment.hex()}"
         )
+    for seat, given in sorted((seat_entropy or {}).items()):
+        logged = log.seat_entropy[seat] if seat < len(log.seat_entropy) else b""
+        if not hmac.compare_digest(logged, given):
+            return diverged(
+                "the log's game was not dealt with the entropy you gave: seat "
+                f"{seat}'s entry in the log is {_entropy(logged)}, you gave --seat-entropy "
+                f"{seat}:{given.hex()}"
+            )
+    entropy_checked = (
+        "" if not seat_entropy else f"; the seat entropy of {_seats(sorted(seat_entropy))} is yours"
+    )
     referee = Referee(all_codecs(), Limits(max_replay_actions=max(1, len(log.entries))))
     request = referee_pb2.ReplayRequest(
         config=log.config,
@@ -224,8 +250,8 @@ def verify(
         lines.append(
             f"OK: {rules_version}, {n} actions replayed, the game is over; every deal "
             f"re-derived from the seed, which matches commitment {seed_commitment.hex()} "
-            f"({commitment_from}); every verdict and state hash matches; final hash "
-            f"{replay.final_hash.hex()} ({final_from})"
+            f"({commitment_from}){entropy_checked}; every verdict and state hash matches; "
+            f"final hash {replay.final_hash.hex()} ({final_from})"
         )
         unbound = [
             (flag, what)
@@ -258,6 +284,7 @@ def verify(
             if logged_commitment or commitment is not None
             else f"whose commitment is {seed_commitment.hex()}"
         )
+        + entropy_checked
         + "; the verdicts and state hashes the log has match; final hash "
         + replay.final_hash.hex()
         + (f" ({final_from})" if logged_final or final_hash is not None else "")

@@ -517,3 +517,60 @@ def test_cli_an_unreadable_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_
     for path in (binary, tmp_path / "missing.json", tmp_path):
         code, out, err = referee(capsys, "verify", str(path))
         assert code == 2 and out == "" and err.startswith("referee verify: "), (path, err)
+
+
+def test_a_seat_checks_that_the_deals_used_its_entropy() -> None:
+    """A seat that sent entropy gives it: the log's entry for that seat must be it (the
+    replay then re-derives every deal with it). A seat that sent none checks its entry
+    is empty."""
+    log = honest_log()  # entropy: alice, (none), carol
+    c = log.seed_commitment.hex()
+    mine = {0: b"alice", 2: b"carol"}
+    report = verify.verify(log, commitment=log.seed_commitment, seat_entropy=mine)
+    assert report.ok, report.lines
+    assert (
+        f"which matches commitment {c} (the log's and yours); the seat entropy of seats 0 "
+        "and 2 is yours; every verdict" in report.lines[0]
+    )
+    assert verify.verify(log, seat_entropy={1: b""}).ok
+    assert verify.verify(log, seat_entropy={3: b""}).ok  # no entry: none sent
+    for seat, given, logged in [
+        (0, b"alicf", b"alice".hex()),
+        (1, b"bob", "empty (no entropy)"),
+        (2, b"", b"carol".hex()),
+        (3, b"dave", "empty (no entropy)"),
+    ]:
+        caught = verify.verify(log, seat_entropy={0: b"alice", seat: given})
+        assert not caught.ok
+        assert caught.lines == [
+            "DIVERGENCE: the log's game was not dealt with the entropy you gave: seat "
+            f"{seat}'s entry in the log is {logged}, you gave --seat-entropy "
+            f"{seat}:{given.hex()}"
+        ]
+    # A whole log of the same seed with another seat's entropy swapped in matches the
+    # commitment (above); the seat whose entropy was replaced catches it.
+    swapped = honest_log(entropy=[b"mallory", b"", b"carol"])
+    assert verify.verify(swapped, commitment=log.seed_commitment).ok
+    assert not verify.verify(swapped, commitment=log.seed_commitment, seat_entropy=mine).ok
+    # --partial says it too.
+    drop_final_hash(log)
+    partial = verify.verify(log, seat_entropy={2: b"carol"}, partial=True)
+    assert partial.ok and "; the seat entropy of seat 2 is yours;" in partial.lines[0]
+
+
+def test_cli_seat_entropy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    good = write(tmp_path / "good.json", honest_log())
+    code, out, _ = referee(
+        capsys, "verify", good, "--seat-entropy", f"0:{b'alice'.hex().upper()}",
+        "--seat-entropy", "1:", "--seat-entropy", f"2:{b'carol'.hex()}",
+    )  # fmt: skip
+    assert code == 0 and "the seat entropy of seats 0, 1 and 2 is yours" in out, out
+    code, out, _ = referee(capsys, "verify", good, "--seat-entropy", "0:" + b"eve".hex())
+    assert code == 1 and out.startswith("DIVERGENCE: the log's game was not dealt"), out
+    code, out, err = referee(
+        capsys, "verify", good, "--seat-entropy", "0:00", "--seat-entropy", "0:01"
+    )
+    assert code == 2 and out == "" and "seat 0 given twice" in err, err
+    for bad in ["alice", "x:00", "13:00", "-1:00", "0:abc", "0:zz", "0:" + "00" * 65, "٣:00"]:
+        code, out, err = referee(capsys, "verify", good, "--seat-entropy", bad)
+        assert code == 2 and out == "" and "argument --seat-entropy:" in err, (bad, err)
