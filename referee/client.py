@@ -63,12 +63,9 @@ DEFAULT_ATTEMPTS = 5
 #: default limit (16 MiB), and a ``Replay`` answer in between would be refused here.
 MAX_RECEIVE_BYTES = 256 * 1024 * 1024
 
-# The errors of a LegalActions call without an actor on a server that requires one.
-_NEEDS_AN_ACTOR = (
-    grpc.StatusCode.INVALID_ARGUMENT,
-    grpc.StatusCode.FAILED_PRECONDITION,
-    grpc.StatusCode.PERMISSION_DENIED,
-)
+# The reason of a LegalActions call without an actor on a server that requires one
+# (--require-sealed): then the client asks per actor, with the handle's credentials.
+_NEEDS_AN_ACTOR = "ACTOR_REQUIRED"
 
 PUBLIC = common_pb2.Viewer(public=common_pb2.PublicViewer())
 TABLE = common_pb2.Actor(table=common_pb2.TableActor())
@@ -463,7 +460,7 @@ class Client:
         try:
             reply = self._call(self.stub.LegalActions, request, timeout)
         except RefereeError as e:
-            if actor is None and game.credentials and e.code in _NEEDS_AN_ACTOR:
+            if actor is None and game.credentials and e.reason == _NEEDS_AN_ACTOR:
                 self._per_actor = True
                 return self._legal_actions_per_actor(game, timeout)
             raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import threading
@@ -289,6 +290,25 @@ def test_a_sealing_server_gets_its_tokens_back(sealing_server: ServerThread) -> 
         )
     assert played.game.sealed and played.game.state is None
     assert played.game.finished
+
+
+def test_only_actor_required_turns_legal_actions_per_actor(
+    sealing_server: ServerThread, strict_server: ServerThread
+) -> None:
+    """Without an actor, the client asks per actor only when the server says the call
+    needs one (reason ACTOR_REQUIRED): any other error, here a broken token, is the
+    caller's, raised as it came, and the client goes on asking in one call."""
+    with Client(sealing_server.address) as c:
+        game = c.new_game(config("earl_of_coventry", seats=3), SEED).game
+        broken = dataclasses.replace(game, sealed_state=game.sealed_state[:-1] + b"\x00")
+        with pytest.raises(RefereeError) as info:
+            c.legal_actions(broken)
+        assert info.value.reason == "STATE_SEAL_INVALID"
+        assert not c._per_actor
+        assert c.legal_actions(game) and not c._per_actor
+    with Client(strict_server.address) as c:
+        game = c.new_game(config("earl_of_coventry", seats=3)).game
+        assert c.legal_actions(game) and c._per_actor
 
 
 def test_require_sealed_games_are_played_with_credentials(strict_server: ServerThread) -> None:

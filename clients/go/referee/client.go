@@ -176,6 +176,10 @@ func (e *Error) Error() string {
 	return text
 }
 
+// reasonActorRequired is the reason of a LegalActions call without an actor on a
+// server that requires sealed states: then the client asks per actor.
+const reasonActorRequired = "ACTOR_REQUIRED"
+
 func wrap(err error) error {
 	if err == nil {
 		return nil
@@ -400,12 +404,13 @@ func (c *Client) LegalActions(ctx context.Context, game *GameHandle, actor *refe
 	state, sealed := game.plainOrSealed()
 	r, err := c.Stub.LegalActions(ctx, &refereev1.LegalActionsRequest{State: state, SealedState: sealed, Actor: creds.actor(actor)})
 	if err != nil {
-		if code := status.Code(err); actor == nil && !creds.Empty() &&
-			(code == codes.InvalidArgument || code == codes.FailedPrecondition || code == codes.PermissionDenied) {
+		// A server that requires sealed states answers only per actor (--require-sealed).
+		wrapped := wrap(err)
+		if e, ok := wrapped.(*Error); ok && actor == nil && !creds.Empty() && e.Reason == reasonActorRequired {
 			c.perActor.Store(true)
 			return c.legalActionsPerActor(ctx, game)
 		}
-		return nil, wrap(err)
+		return nil, wrapped
 	}
 	return r.GetActions(), nil
 }

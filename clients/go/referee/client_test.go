@@ -48,6 +48,35 @@ func TestSealingServerTokensAreCarriedBack(t *testing.T) {
 	}
 }
 
+// Without an actor, the client asks per actor only when the server says the call needs
+// one (reason ACTOR_REQUIRED): any other error, here a broken token, is the caller's.
+func TestOnlyActorRequiredTurnsLegalActionsPerActor(t *testing.T) {
+	ctx := context.Background()
+	c := dialEnv(t, "REFEREE_SEALED_ADDRESS", "--seal-keys-file")
+	started, err := c.NewGame(ctx, config(t, "earl_of_coventry", `{"seats": 3}`), NewGameOptions{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := *started.Game
+	broken.SealedState = append([]byte{}, started.Game.SealedState...)
+	broken.SealedState[len(broken.SealedState)-1] ^= 1
+	_, err = c.LegalActions(ctx, &broken, nil)
+	if e, ok := err.(*Error); !ok || e.Reason != "STATE_SEAL_INVALID" {
+		t.Fatalf("a broken token: %v", err)
+	}
+	if c.perActor.Load() {
+		t.Fatal("a broken token turned the client to asking per actor")
+	}
+	strict := dialEnv(t, "REFEREE_STRICT_ADDRESS", "--require-sealed")
+	game, err := strict.NewGame(ctx, config(t, "earl_of_coventry", `{"seats": 3}`), NewGameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actions, err := strict.LegalActions(ctx, game.Game, nil); err != nil || len(actions) == 0 || !strict.perActor.Load() {
+		t.Fatalf("a strict server: %v, %d actions, per actor %v", err, len(actions), strict.perActor.Load())
+	}
+}
+
 func TestRequireSealedCredentialsOnEveryActor(t *testing.T) {
 	c := dialEnv(t, "REFEREE_STRICT_ADDRESS", "--require-sealed")
 	ctx := context.Background()

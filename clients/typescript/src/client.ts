@@ -200,7 +200,9 @@ function withHeaders(headers: Record<string, string>): Interceptor {
 }
 
 // The errors of a LegalActions call without an actor on a server that requires one.
-const NEEDS_AN_ACTOR = [Code.InvalidArgument, Code.FailedPrecondition, Code.PermissionDenied];
+// The reason of a LegalActions call without an actor on a server that requires one
+// (--require-sealed): then the client asks per actor, with the handle's credentials.
+const NEEDS_AN_ACTOR = "ACTOR_REQUIRED";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -285,7 +287,7 @@ export class RefereeClient {
       const signed = actor ? withActorCredential(creds, actor) : undefined;
       return (await this.call((o) => this.stub.legalActions({ ...stateOf(game), actor: signed }, o))).actions;
     } catch (err) {
-      if (!actor && hasCredentials(creds) && err instanceof RefereeError && NEEDS_AN_ACTOR.includes(err.code)) {
+      if (!actor && hasCredentials(creds) && err instanceof RefereeError && err.reason === NEEDS_AN_ACTOR) {
         this.perActor = true;
         return this.legalActionsPerActor(game);
       }

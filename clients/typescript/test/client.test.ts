@@ -213,6 +213,25 @@ test("a sealing server's tokens are carried back, never a state", async () => {
   assert.equal(played.game.credentials.seats.length, 3);
 });
 
+test("only ACTOR_REQUIRED turns LegalActions without an actor into one call per actor", async () => {
+  // Any other error, here a broken token, is the caller's: raised as it came, and the
+  // client goes on asking in one call.
+  const perActor = (c: RefereeClient) => (c as unknown as { perActor: boolean }).perActor;
+  const client = new RefereeClient(sealedAddress());
+  const { game } = await client.newGame(gameConfig("earl_of_coventry", { seats: 3 }), { seed: SEED });
+  const token = game.sealedState.slice();
+  token.set([(token.at(-1) ?? 0) ^ 1], token.length - 1);
+  await assert.rejects(
+    client.legalActions({ ...game, sealedState: token }),
+    (err: unknown) => err instanceof RefereeError && err.reason === "STATE_SEAL_INVALID",
+  );
+  assert.equal(perActor(client), false);
+  assert.ok((await client.legalActions(game)).length > 0 && !perActor(client));
+  const strict = new RefereeClient(strictAddress());
+  const started = await strict.newGame(gameConfig("earl_of_coventry", { seats: 3 }));
+  assert.ok((await strict.legalActions(started.game)).length > 0 && perActor(strict));
+});
+
 test("a server that requires sealed states: credentials on every actor", async () => {
   const client = new RefereeClient(strictAddress());
   const played = await playGame(client, gameConfig("earl_of_coventry", { seats: 4 }), { botSeed: 2 });
