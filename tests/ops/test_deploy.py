@@ -13,6 +13,11 @@ import yaml
 from referee.cli import _parser
 from referee.workers import KILL_MARGIN_SECONDS
 
+# How long, at least, the drain delay leaves after readiness has failed for the
+# endpoints' removal to reach kube-proxy, a mesh or clients resolving the headless
+# Service (docs/deploy.md, Shutdown).
+ENDPOINT_PROPAGATION_SECONDS = 3
+
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
 KUBERNETES_VERSION = "1.30.0"  # the oldest version the manifests target (gRPC probes: 1.24+)
@@ -112,8 +117,13 @@ def test_probes_and_the_drain_fit_together() -> None:
     assert ready.get("successThreshold", 1) == 1
     # On SIGTERM health says NOT_SERVING at once, and the server goes on taking new
     # calls for the drain delay: readiness notices (failureThreshold probes, one every
-    # periodSeconds, NOT_SERVING answered at once) before gRPC stops taking them.
-    assert ready["periodSeconds"] * ready["failureThreshold"] <= drain_delay
+    # periodSeconds, NOT_SERVING answered at once), and the endpoints' removal reaches
+    # the clients (a few seconds: ENDPOINT_PROPAGATION_SECONDS), before gRPC stops
+    # taking them.
+    assert (
+        ready["periodSeconds"] * ready["failureThreshold"] + ENDPOINT_PROPAGATION_SECONDS
+        <= drain_delay
+    )
     # SIGTERM reaches the server at once: a preStop hook would hold it back, with health
     # still SERVING, and eat into the termination grace.
     assert "preStop" not in container.get("lifecycle", {})
