@@ -364,3 +364,47 @@ def test_a_replay_of_the_largest_size_is_served_and_its_answer_over_the_limit_re
     plain_server.wait_ids(["oversize-1"])
     assert plain_server.by_id["oversize-1"] == "RESOURCE_EXHAUSTED"
     plain_server.assert_healthy()
+
+
+# ------------------------------------------------------------------ metadata
+
+# What gRPC lets a client send as an ASCII metadata value: visible characters and spaces.
+_HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=600)
+_TRACEPARENTS = st.one_of(
+    _HEADER_TEXT,
+    st.builds(
+        "{}-{}-{}-{}{}".format,
+        st.sampled_from(["00", "01", "fe", "ff", "0g", "0"]),
+        st.text("0123456789abcdefABCDEF", min_size=31, max_size=33),
+        st.text("0123456789abcdef", min_size=15, max_size=17),
+        st.sampled_from(["00", "01", "ff", "1"]),
+        st.sampled_from(["", "-", "-x", " "]),
+    ),
+)
+
+
+def test_any_request_id_and_traceparent(
+    plain_server: RefereeProcess, calls: dict[str, Callable[..., Any]]
+) -> None:
+    """Any ``x-request-id`` and ``traceparent`` a client can send, repeated or not: the
+    call is answered, its request id comes back bounded, and the server logs no error."""
+    request = pb.ListGamesRequest()
+
+    @settings(max_examples=scaled(300))
+    @given(
+        st.lists(
+            st.tuples(st.sampled_from(["x-request-id", "traceparent"]), _TRACEPARENTS),
+            max_size=4,
+        )
+    )
+    def run(metadata: list[tuple[str, str]]) -> None:
+        _, call = calls["ListGames"].with_call(request, timeout=60, metadata=metadata)
+        returned = dict(call.trailing_metadata())["x-request-id"]
+        given_ids = [v for k, v in metadata if k == "x-request-id" and v]
+        if given_ids:
+            assert returned == given_ids[0][:128]
+        else:
+            assert returned and len(returned) <= 128
+
+    run()
+    plain_server.assert_healthy()
