@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from referee import __version__, build
 
@@ -680,6 +680,38 @@ def _no_core_files() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
 
 
+# Below this many open files a server warns at start: every connection holds one.
+LOW_OPEN_FILES: Final = 4096
+# Where the hard limit is unlimited, the soft one is raised to the kernel's largest
+# (/proc/sys/fs/nr_open), or this when it cannot be read.
+_NR_OPEN_DEFAULT: Final = 1 << 20
+
+
+def _raise_open_files_limit() -> tuple[int, int]:
+    """Every client connection holds a file descriptor, and a server at its soft limit
+    takes no new connection (gRPC retries the accept every second while those clients
+    wait). Many systems start services with a soft limit of 1,024 under a much higher
+    hard one (systemd's default, and some container runtimes'), so the soft limit is
+    raised to the hard one, as Go's runtime does, before any worker is forked (they
+    inherit it). Returns (soft limit before, soft limit now)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard
+    if hard == resource.RLIM_INFINITY:
+        try:
+            target = int(Path("/proc/sys/fs/nr_open").read_text())
+        except (OSError, ValueError):
+            target = _NR_OPEN_DEFAULT
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (OSError, ValueError):
+            return soft, soft
+        return soft, target
+    return soft, soft
+
+
 def _check_ports(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Stop start-up (exit 2, one line naming the setting as it was given) when a port
     cannot be bound: in use, or a host that is not this machine's. Checked before gRPC
@@ -727,6 +759,17 @@ def _serve(args: argparse.Namespace) -> int:
     logs.configure(args.log_level, args.log_format)
     log = logs.get_logger("referee.cli")
     _no_core_files()
+    before, open_files = _raise_open_files_limit()
+    if open_files != before:
+        log.info("open_files_limit_raised", soft_before=before, soft=open_files)
+    if open_files < LOW_OPEN_FILES:
+        log.warning(
+            "open_files_limit_low",
+            soft=open_files,
+            note=f"each client connection holds a file descriptor: at most about {open_files} "
+            "connections; raise the hard limit (ulimit -Hn, systemd LimitNOFILE=, the "
+            "container runtime's nofile)",
+        )
     if settings.auth is not None and settings.tls is None:
         log.warning(
             "auth_without_tls",

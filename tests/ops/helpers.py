@@ -7,6 +7,7 @@ import datetime
 import io
 import ipaddress
 import json
+import resource
 import signal
 import subprocess
 import sys
@@ -68,7 +69,16 @@ def log_lines(out: io.StringIO) -> list[dict[str, Any]]:
 class Served:
     """``referee serve`` in a subprocess, with its JSON log lines kept in order."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        open_files: tuple[int, int] | None = None,
+    ) -> None:
+        def limits() -> None:  # in the child, before it runs the server
+            if open_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
+
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -88,6 +98,7 @@ class Served:
             stderr=subprocess.PIPE,
             text=True,
             env=subprocess_env(env),
+            preexec_fn=limits if open_files is not None else None,
         )
         self.lines: list[dict[str, Any]] = []
         self.raw: list[str] = []
