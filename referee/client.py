@@ -24,6 +24,15 @@ What it adds to the generated stubs (``referee.v1``):
   field violations and the ``google.rpc.ErrorInfo`` reason already decoded.
 
 Illegal actions are not errors: :meth:`Client.apply` returns the verdict.
+
+:class:`AsyncClient` is the same client for asyncio programs (grpc.aio): the same
+methods, each a coroutine::
+
+    async with AsyncClient("localhost:50051") as referee:
+        game = (await referee.new_game(config("ecarte"))).game
+        while not game.finished:
+            action = (await referee.legal_actions(game))[0]
+            game = (await referee.apply(game, action)).game
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ __all__ = [
     "PUBLIC",
     "TABLE",
     "Applied",
+    "AsyncClient",
     "Client",
     "Credentials",
     "GameHandle",
@@ -320,6 +330,110 @@ def service_config(max_attempts: int = DEFAULT_ATTEMPTS) -> str:
     return json.dumps({"methodConfig": [{"name": [{"service": SERVICE}], "retryPolicy": policy}]})
 
 
+def _channel_options(
+    options: Sequence[tuple[str, Any]], max_attempts: int
+) -> list[tuple[str, Any]]:
+    """The caller's channel options, then the client's own for the keys not given."""
+    if max_attempts < 1:
+        raise ValueError("max_attempts must be at least 1")
+    given = {key for key, _ in options}
+    defaults: list[tuple[str, Any]] = [
+        ("grpc.enable_retries", 1),
+        ("grpc.service_config", service_config(max_attempts)),
+        ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+    ]
+    return [*options, *(kv for kv in defaults if kv[0] not in given)]
+
+
+# What both clients send and make of the answers: the requests built from a handle
+# (its state or token, its credentials on actors and seat viewers), the answers read
+# into handles. Only the calls differ (blocking, or coroutines).
+
+
+def _new_game_request(
+    game_config: referee_pb2.GameConfig,
+    seed: bytes,
+    seat_entropy: Iterable[bytes],
+    views: Iterable[common_pb2.Viewer],
+) -> referee_pb2.NewGameRequest:
+    return referee_pb2.NewGameRequest(
+        config=game_config, seed=seed, seat_entropy=list(seat_entropy), views=list(views)
+    )
+
+
+def _started(reply: referee_pb2.NewGameResponse) -> Started:
+    credentials = Credentials(tuple(reply.seat_credentials), reply.table_credential)
+    game = GameHandle.from_state(
+        reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard, credentials
+    )
+    return Started(reply, game)
+
+
+def _apply_request(
+    game: GameHandle, action: referee_pb2.Action, views: Iterable[common_pb2.Viewer]
+) -> referee_pb2.ApplyActionRequest:
+    creds = game.credentials
+    request = referee_pb2.ApplyActionRequest(action=action, views=[creds.viewer(v) for v in views])
+    if creds and action.HasField("actor"):
+        request.action.actor.CopyFrom(creds.actor(action.actor))
+    game.fill(request)
+    return request
+
+
+def _applied(reply: referee_pb2.ApplyActionResponse, game: GameHandle) -> Applied:
+    return Applied(
+        reply,
+        GameHandle.from_state(
+            reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard, game.credentials
+        ),
+    )
+
+
+def _legal_actions_request(
+    game: GameHandle, actor: common_pb2.Actor | None
+) -> referee_pb2.LegalActionsRequest:
+    request = referee_pb2.LegalActionsRequest(
+        actor=game.credentials.actor(actor) if actor is not None else None
+    )
+    game.fill(request)
+    return request
+
+
+def _needs_an_actor(game: GameHandle, actor: common_pb2.Actor | None, e: RefereeError) -> bool:
+    """A server that requires sealed states answers only for one actor with its
+    credential: then, with no actor, the handle's credentials are used to ask for the
+    table and for every seat (:func:`_every_actor`), and the answers are joined."""
+    return actor is None and bool(game.credentials) and e.reason == _NEEDS_AN_ACTOR
+
+
+def _every_actor(game: GameHandle) -> list[common_pb2.Actor]:
+    return [TABLE] + [seat_actor(n) for n in range(len(game.credentials.seats))]
+
+
+def _view_request(game: GameHandle, viewer: common_pb2.Viewer) -> referee_pb2.ViewStateRequest:
+    request = referee_pb2.ViewStateRequest(viewer=game.credentials.viewer(viewer))
+    game.fill(request)
+    return request
+
+
+def _replay_request(
+    game_config: referee_pb2.GameConfig,
+    seed: bytes,
+    actions: Iterable[referee_pb2.Action],
+    seat_entropy: Iterable[bytes],
+    include_events: bool,
+    include_log: bool,
+) -> referee_pb2.ReplayRequest:
+    return referee_pb2.ReplayRequest(
+        config=game_config,
+        seed=seed,
+        seat_entropy=list(seat_entropy),
+        actions=list(actions),
+        include_events=include_events,
+        include_log=include_log,
+    )
+
+
 class Client:
     """A Referee client over one gRPC channel (thread-safe, like the channel)."""
 
@@ -345,20 +459,11 @@ class Client:
         ``channel`` uses an existing channel instead (the caller configures and
         closes it).
         """
-        if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+        opts = _channel_options(options, max_attempts)
         self.timeout = timeout
         self.metadata = tuple(metadata)
         self._own_channel = channel is None
         if channel is None:
-            # The caller's options, then the client's own for the keys not given.
-            given = {key for key, _ in options}
-            defaults: list[tuple[str, Any]] = [
-                ("grpc.enable_retries", 1),
-                ("grpc.service_config", service_config(max_attempts)),
-                ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
-            ]
-            opts = [*options, *(kv for kv in defaults if kv[0] not in given)]
             if credentials is None:
                 channel = grpc.insecure_channel(address, options=opts)
             else:
@@ -404,15 +509,8 @@ class Client:
         timeout: float | None = None,
     ) -> Started:
         """Start a match or session (the first deal is done). No seed: the server draws one."""
-        request = referee_pb2.NewGameRequest(
-            config=game_config, seed=seed, seat_entropy=list(seat_entropy), views=list(views)
-        )
-        reply: referee_pb2.NewGameResponse = self._call(self.stub.NewGame, request, timeout)
-        credentials = Credentials(tuple(reply.seat_credentials), reply.table_credential)
-        game = GameHandle.from_state(
-            reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard, credentials
-        )
-        return Started(reply, game)
+        request = _new_game_request(game_config, seed, seat_entropy, views)
+        return _started(self._call(self.stub.NewGame, request, timeout))
 
     def apply(
         self,
@@ -423,20 +521,8 @@ class Client:
         timeout: float | None = None,
     ) -> Applied:
         """Referee one action: the verdict, and the game after it."""
-        creds = game.credentials
-        request = referee_pb2.ApplyActionRequest(
-            action=action, views=[creds.viewer(v) for v in views]
-        )
-        if creds and action.HasField("actor"):
-            request.action.actor.CopyFrom(creds.actor(action.actor))
-        game.fill(request)
-        reply: referee_pb2.ApplyActionResponse = self._call(self.stub.ApplyAction, request, timeout)
-        return Applied(
-            reply,
-            GameHandle.from_state(
-                reply.state, reply.sealed_state, reply.state_hash, reply.scoreboard, creds
-            ),
-        )
+        request = _apply_request(game, action, views)
+        return _applied(self._call(self.stub.ApplyAction, request, timeout), game)
 
     def legal_actions(
         self,
@@ -453,14 +539,10 @@ class Client:
         """
         if actor is None and game.credentials and self._per_actor:
             return self._legal_actions_per_actor(game, timeout)
-        request = referee_pb2.LegalActionsRequest(
-            actor=game.credentials.actor(actor) if actor is not None else None
-        )
-        game.fill(request)
         try:
-            reply = self._call(self.stub.LegalActions, request, timeout)
+            reply = self._call(self.stub.LegalActions, _legal_actions_request(game, actor), timeout)
         except RefereeError as e:
-            if actor is None and game.credentials and e.reason == _NEEDS_AN_ACTOR:
+            if _needs_an_actor(game, actor, e):
                 self._per_actor = True
                 return self._legal_actions_per_actor(game, timeout)
             raise
@@ -469,9 +551,8 @@ class Client:
     def _legal_actions_per_actor(
         self, game: GameHandle, timeout: float | None
     ) -> list[referee_pb2.Action]:
-        actors = [TABLE] + [seat_actor(n) for n in range(len(game.credentials.seats))]
         found: list[referee_pb2.Action] = []
-        for actor in actors:
+        for actor in _every_actor(game):
             found.extend(self.legal_actions(game, actor, timeout=timeout))
         return found
 
@@ -483,9 +564,9 @@ class Client:
         timeout: float | None = None,
     ) -> referee_pb2.ViewStateResponse:
         """What ``viewer`` may see of the game (its view, the scoreboard, the state hash)."""
-        request = referee_pb2.ViewStateRequest(viewer=game.credentials.viewer(viewer))
-        game.fill(request)
-        reply: referee_pb2.ViewStateResponse = self._call(self.stub.ViewState, request, timeout)
+        reply: referee_pb2.ViewStateResponse = self._call(
+            self.stub.ViewState, _view_request(game, viewer), timeout
+        )
         return reply
 
     def replay(
@@ -504,13 +585,153 @@ class Client:
         ``include_log`` also returns the game as a ``GameLog`` (``log``), the record
         ``referee verify`` checks (docs/trust.md).
         """
-        request = referee_pb2.ReplayRequest(
-            config=game_config,
-            seed=seed,
-            seat_entropy=list(seat_entropy),
-            actions=list(actions),
-            include_events=include_events,
-            include_log=include_log,
+        request = _replay_request(
+            game_config, seed, actions, seat_entropy, include_events, include_log
         )
         reply: referee_pb2.ReplayResponse = self._call(self.stub.Replay, request, timeout)
+        return reply
+
+
+class AsyncClient:
+    """:class:`Client` for asyncio programs, over a grpc.aio channel: the same
+    methods, each a coroutine; the same deadlines, retries (``UNAVAILABLE`` only),
+    game handles, credentials and errors. Make it, use it and close it in one event
+    loop (``async with``); calls from many tasks share its channel."""
+
+    def __init__(
+        self,
+        address: str = "localhost:50051",
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_attempts: int = DEFAULT_ATTEMPTS,
+        credentials: grpc.ChannelCredentials | None = None,
+        metadata: Sequence[tuple[str, str]] = (),
+        options: Sequence[tuple[str, Any]] = (),
+        channel: grpc.aio.Channel | None = None,
+    ) -> None:
+        """As :class:`Client`; ``channel`` is a ``grpc.aio`` channel."""
+        opts = _channel_options(options, max_attempts)
+        self.timeout = timeout
+        self.metadata = tuple(metadata)
+        self._own_channel = channel is None
+        if channel is None:
+            if credentials is None:
+                channel = grpc.aio.insecure_channel(address, options=opts)
+            else:
+                channel = grpc.aio.secure_channel(address, credentials, options=opts)
+        self.channel = channel
+        self._per_actor = False
+        self.stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+
+    async def close(self) -> None:
+        if self._own_channel:
+            await self.channel.close(None)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
+        try:
+            return await method(
+                request,
+                timeout=self.timeout if timeout is None else timeout,
+                metadata=self.metadata or None,
+            )
+        except grpc.RpcError as err:
+            raise RefereeError.from_rpc_error(err) from err
+
+    # ------------------------------------------------------------------ RPCs
+
+    async def list_games(self, *, timeout: float | None = None) -> list[referee_pb2.GameInfo]:
+        """Every game the server referees, with its options and variants."""
+        reply = await self._call(self.stub.ListGames, referee_pb2.ListGamesRequest(), timeout)
+        return list(reply.games)
+
+    async def new_game(
+        self,
+        game_config: referee_pb2.GameConfig,
+        seed: bytes = b"",
+        *,
+        seat_entropy: Iterable[bytes] = (),
+        views: Iterable[common_pb2.Viewer] = (),
+        timeout: float | None = None,
+    ) -> Started:
+        """Start a match or session (the first deal is done). No seed: the server draws one."""
+        request = _new_game_request(game_config, seed, seat_entropy, views)
+        return _started(await self._call(self.stub.NewGame, request, timeout))
+
+    async def apply(
+        self,
+        game: GameHandle,
+        action: referee_pb2.Action,
+        *,
+        views: Iterable[common_pb2.Viewer] = (),
+        timeout: float | None = None,
+    ) -> Applied:
+        """Referee one action: the verdict, and the game after it."""
+        request = _apply_request(game, action, views)
+        return _applied(await self._call(self.stub.ApplyAction, request, timeout), game)
+
+    async def legal_actions(
+        self,
+        game: GameHandle,
+        actor: common_pb2.Actor | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> list[referee_pb2.Action]:
+        """Every action ``actor`` may take now (no actor: whoever may act; per actor
+        on a server that requires sealed states, as :meth:`Client.legal_actions`)."""
+        if actor is None and game.credentials and self._per_actor:
+            return await self._legal_actions_per_actor(game, timeout)
+        try:
+            reply = await self._call(
+                self.stub.LegalActions, _legal_actions_request(game, actor), timeout
+            )
+        except RefereeError as e:
+            if _needs_an_actor(game, actor, e):
+                self._per_actor = True
+                return await self._legal_actions_per_actor(game, timeout)
+            raise
+        return list(reply.actions)
+
+    async def _legal_actions_per_actor(
+        self, game: GameHandle, timeout: float | None
+    ) -> list[referee_pb2.Action]:
+        found: list[referee_pb2.Action] = []
+        for actor in _every_actor(game):
+            found.extend(await self.legal_actions(game, actor, timeout=timeout))
+        return found
+
+    async def view(
+        self,
+        game: GameHandle,
+        viewer: common_pb2.Viewer,
+        *,
+        timeout: float | None = None,
+    ) -> referee_pb2.ViewStateResponse:
+        """What ``viewer`` may see of the game (its view, the scoreboard, the state hash)."""
+        reply: referee_pb2.ViewStateResponse = await self._call(
+            self.stub.ViewState, _view_request(game, viewer), timeout
+        )
+        return reply
+
+    async def replay(
+        self,
+        game_config: referee_pb2.GameConfig,
+        seed: bytes,
+        actions: Iterable[referee_pb2.Action],
+        *,
+        seat_entropy: Iterable[bytes] = (),
+        include_events: bool = False,
+        include_log: bool = False,
+        timeout: float | None = None,
+    ) -> referee_pb2.ReplayResponse:
+        """Referee a whole list of actions from the start (as :meth:`Client.replay`)."""
+        request = _replay_request(
+            game_config, seed, actions, seat_entropy, include_events, include_log
+        )
+        reply: referee_pb2.ReplayResponse = await self._call(self.stub.Replay, request, timeout)
         return reply
