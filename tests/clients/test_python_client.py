@@ -300,7 +300,8 @@ def test_only_actor_required_turns_legal_actions_per_actor(
     caller's, raised as it came, and the client goes on asking in one call."""
     with Client(sealing_server.address) as c:
         game = c.new_game(config("earl_of_coventry", seats=3), SEED).game
-        broken = dataclasses.replace(game, sealed_state=game.sealed_state[:-1] + b"\x00")
+        token = game.sealed_state
+        broken = dataclasses.replace(game, sealed_state=token[:-1] + bytes([token[-1] ^ 1]))
         with pytest.raises(RefereeError) as info:
             c.legal_actions(broken)
         assert info.value.reason == "STATE_SEAL_INVALID"
