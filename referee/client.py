@@ -407,7 +407,12 @@ def _needs_an_actor(game: GameHandle, actor: common_pb2.Actor | None, e: Referee
 
 
 def _every_actor(game: GameHandle) -> list[common_pb2.Actor]:
-    return [TABLE] + [seat_actor(n) for n in range(len(game.credentials.seats))]
+    """The table and every seat the handle holds a credential for (a player's handle
+    holds its own seat's only: the others would be refused)."""
+    creds = game.credentials
+    return ([TABLE] if creds.table else []) + [
+        seat_actor(n) for n, credential in enumerate(creds.seats) if credential
+    ]
 
 
 def _view_request(game: GameHandle, viewer: common_pb2.Viewer) -> referee_pb2.ViewStateRequest:

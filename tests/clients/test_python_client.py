@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import json
@@ -16,6 +17,7 @@ from referee.bots import EagerBot, RandomBot, TablePolicy, action_kind
 from referee.client import (
     PUBLIC,
     TABLE,
+    AsyncClient,
     Client,
     GameHandle,
     RefereeError,
@@ -310,6 +312,32 @@ def test_only_actor_required_turns_legal_actions_per_actor(
     with Client(strict_server.address) as c:
         game = c.new_game(config("earl_of_coventry", seats=3)).game
         assert c.legal_actions(game) and c._per_actor
+
+
+def test_a_players_handle_asks_for_the_actors_it_holds_credentials_for(
+    strict_server: ServerThread,
+) -> None:
+    """Asked without an actor on a strict server, a handle holding one seat's credential
+    (what a player holds) asks for that seat alone: its actions when it is on turn,
+    none otherwise. The table and the other seats would refuse it."""
+    for cls in (Client, AsyncClient):
+        with Client(strict_server.address) as c:
+            game = c.new_game(config("earl_of_coventry", seats=3)).game
+            turn = c.legal_actions(game)[0].actor.seat
+        mine = game.with_credentials(game.credentials.only_seat(turn))
+        other = game.with_credentials(game.credentials.only_seat((turn + 1) % 3))
+        if cls is Client:
+            with Client(strict_server.address) as c:
+                actions, none = c.legal_actions(mine), c.legal_actions(other)
+        else:
+
+            async def both(x: GameHandle, y: GameHandle) -> tuple[list[Any], list[Any]]:
+                async with AsyncClient(strict_server.address) as a:
+                    return await a.legal_actions(x), await a.legal_actions(y)
+
+            actions, none = asyncio.run(both(mine, other))
+        assert actions and {a.actor.seat for a in actions} == {turn}, cls
+        assert none == [], cls
 
 
 def test_require_sealed_games_are_played_with_credentials(strict_server: ServerThread) -> None:

@@ -416,9 +416,16 @@ func (c *Client) LegalActions(ctx context.Context, game *GameHandle, actor *refe
 }
 
 func (c *Client) legalActionsPerActor(ctx context.Context, game *GameHandle) ([]*refereev1.Action, error) {
-	actors := []*refereev1.Actor{Table}
-	for n := range game.Credentials.Seats {
-		actors = append(actors, SeatActor(uint32(n)))
+	// The table and every seat the handle holds a credential for (a player's handle
+	// holds its own seat's only: the others would be refused).
+	var actors []*refereev1.Actor
+	if len(game.Credentials.Table) > 0 {
+		actors = append(actors, Table)
+	}
+	for n, credential := range game.Credentials.Seats {
+		if len(credential) > 0 {
+			actors = append(actors, SeatActor(uint32(n)))
+		}
 	}
 	var found []*refereev1.Action
 	for _, a := range actors {

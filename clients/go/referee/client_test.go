@@ -77,6 +77,36 @@ func TestOnlyActorRequiredTurnsLegalActionsPerActor(t *testing.T) {
 	}
 }
 
+// Asked without an actor on a strict server, a handle holding one seat's credential
+// (what a player holds) asks for that seat alone: the table and the other seats would
+// refuse it.
+func TestAPlayersHandleAsksForTheActorsItHoldsCredentialsFor(t *testing.T) {
+	ctx := context.Background()
+	c := dialEnv(t, "REFEREE_STRICT_ADDRESS", "--require-sealed")
+	started, err := c.NewGame(ctx, config(t, "earl_of_coventry", `{"seats": 3}`), NewGameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := c.LegalActions(ctx, started.Game, nil)
+	if err != nil || len(all) == 0 {
+		t.Fatalf("the platform's handle: %v, %d actions", err, len(all))
+	}
+	turn := all[0].GetActor().GetSeat()
+	mine, err := c.LegalActions(ctx, started.Game.WithCredentials(started.Game.Credentials.OnlySeat(turn)), nil)
+	if err != nil || len(mine) == 0 {
+		t.Fatalf("the player on turn: %v, %d actions", err, len(mine))
+	}
+	for _, a := range mine {
+		if a.GetActor().GetSeat() != turn {
+			t.Fatalf("an action of seat %d for the player of seat %d", a.GetActor().GetSeat(), turn)
+		}
+	}
+	other, err := c.LegalActions(ctx, started.Game.WithCredentials(started.Game.Credentials.OnlySeat((turn+1)%3)), nil)
+	if err != nil || len(other) != 0 {
+		t.Fatalf("a player not on turn: %v, %d actions", err, len(other))
+	}
+}
+
 func TestRequireSealedCredentialsOnEveryActor(t *testing.T) {
 	c := dialEnv(t, "REFEREE_STRICT_ADDRESS", "--require-sealed")
 	ctx := context.Background()

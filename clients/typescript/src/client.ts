@@ -296,7 +296,13 @@ export class RefereeClient {
   }
 
   private async legalActionsPerActor(game: GameHandle): Promise<Action[]> {
-    const actors = [TABLE, ...game.credentials.seats.map((_, n) => seatActor(n))];
+    // The table and every seat the handle holds a credential for (a player's handle
+    // holds its own seat's only: the others would be refused).
+    const creds = game.credentials;
+    const actors = [
+      ...(creds.table.length > 0 ? [TABLE] : []),
+      ...creds.seats.flatMap((c, n) => (c.length > 0 ? [seatActor(n)] : [])),
+    ];
     const found: Action[] = [];
     for (const actor of actors) found.push(...(await this.legalActions(game, actor)));
     return found;

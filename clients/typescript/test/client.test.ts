@@ -232,6 +232,21 @@ test("only ACTOR_REQUIRED turns LegalActions without an actor into one call per 
   assert.ok((await strict.legalActions(started.game)).length > 0 && perActor(strict));
 });
 
+test("a player's handle asks for the actors it holds credentials for", async () => {
+  // Without an actor on a strict server, a handle holding one seat's credential asks
+  // for that seat alone: the table and the other seats would refuse it.
+  const client = new RefereeClient(strictAddress());
+  const { game } = await client.newGame(gameConfig("earl_of_coventry", { seats: 3 }));
+  const [first] = await client.legalActions(game);
+  assert.ok(first?.actor?.kind.case === "seat");
+  const turn = first.actor.kind.value;
+  const mine = await client.legalActions({ ...game, credentials: onlySeat(game.credentials, turn) });
+  assert.ok(mine.length > 0);
+  for (const a of mine) assert.ok(a.actor?.kind.case === "seat" && a.actor.kind.value === turn);
+  const other = await client.legalActions({ ...game, credentials: onlySeat(game.credentials, (turn + 1) % 3) });
+  assert.deepEqual(other, []);
+});
+
 test("a server that requires sealed states: credentials on every actor", async () => {
   const client = new RefereeClient(strictAddress());
   const played = await playGame(client, gameConfig("earl_of_coventry", { seats: 4 }), { botSeed: 2 });
