@@ -10,6 +10,11 @@
 #               clients/typescript/third_party/: npm has no pinned copy)
 #   Go          protoc-gen-go, protoc-gen-go-grpc      -> clients/go/gen/
 #               (Debian 12: apt-get install protoc-gen-go protoc-gen-go-grpc)
+# Java alone uses another compiler, Debian's protoc 3.21.12 (grpcio-tools' has no
+# Java generator, and Java's generated code must not be newer than its runtime,
+# Debian's protobuf-java 3.21):
+#   Java        protoc 3.21.12, grpc_java_plugin 1.41.3 -> clients/java/src/gen/java/
+#               (Debian 12: apt-get install protobuf-compiler protobuf-compiler-grpc-java-plugin)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
@@ -68,4 +73,35 @@ mkdir -p clients/go/gen
   --plugin=protoc-gen-go-grpc="$(command -v protoc-gen-go-grpc)" \
   --go_out=clients/go --go_opt="$go_opts" \
   --go-grpc_out=clients/go --go-grpc_opt="$go_opts" \
+  "${PROTOS[@]}"
+
+# Java: Debian's protoc and grpc_java_plugin, not grpcio-tools' protoc, which
+# has no Java generator; and the messages protoc generates must not be newer
+# than the protobuf-java runtime they run on (Debian's libprotobuf-java 3.21).
+# grpc_java_plugin does not tell its version: the Debian package it comes from
+# does.
+want_protoc="libprotoc 3.21.12"
+want_grpc_java="1.41.3"
+java_hint="apt-get install protobuf-compiler protobuf-compiler-grpc-java-plugin"
+command -v protoc >/dev/null || die "protoc is needed for the Java stubs ($java_hint)"
+command -v grpc_java_plugin >/dev/null \
+  || die "grpc_java_plugin is needed for the Java stubs ($java_hint)"
+[ "$(protoc --version)" = "$want_protoc" ] \
+  || die "need $want_protoc for the Java stubs, have $(protoc --version) ($java_hint)"
+grpc_java_plugin=$(readlink -f "$(command -v grpc_java_plugin)")
+have_grpc_java=none
+if dpkg-query -S "$grpc_java_plugin" 2>/dev/null | grep -q '^protobuf-compiler-grpc-java-plugin'; then
+  have_grpc_java=$(dpkg-query -W -f='${Version}' protobuf-compiler-grpc-java-plugin)
+fi
+case $have_grpc_java in
+  "$want_grpc_java"+*) ;;
+  *) die "need grpc_java_plugin $want_grpc_java from Debian's protobuf-compiler-grpc-java-plugin," \
+    "have $grpc_java_plugin of version $have_grpc_java ($java_hint)" ;;
+esac
+JAVA_GEN=clients/java/src/gen/java
+rm -rf "$JAVA_GEN"
+mkdir -p "$JAVA_GEN"
+protoc -Iprotos \
+  --java_out="$JAVA_GEN" \
+  --plugin=protoc-gen-grpc-java="$grpc_java_plugin" --grpc-java_out="$JAVA_GEN" \
   "${PROTOS[@]}"

@@ -1,8 +1,9 @@
 """A real Referee server on port 0 for the client tests, and the tools the clients need.
 
-Node, npm and Go are installed by .ci/run (scripts/install-client-deps.sh).
-When one is missing the tests that need it FAIL with a message saying how to
-install it: a client that was not tested must never look like a pass.
+Node, npm, Go and a JDK with the Java jars are installed by .ci/run
+(scripts/install-client-deps.sh). When one is missing the tests that need it FAIL
+with a message saying how to install it: a client that was not tested must never
+look like a pass.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def served_games(client: Client) -> list[str]:
 
 
 def addresses(plain: ServerThread, sealing: ServerThread, strict: ServerThread) -> dict[str, str]:
-    """The environment the TypeScript and Go test suites read their three servers from."""
+    """The environment the TypeScript, Go and Java test suites read their three servers from."""
     return {
         "REFEREE_ADDRESS": plain.address,
         "REFEREE_SEALED_ADDRESS": sealing.address,

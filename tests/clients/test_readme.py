@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ..server_thread import ServerThread
-from . import test_go, test_typescript
+from . import test_go, test_java, test_typescript
 from .conftest import CLIENTS, ROOT, run
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -70,6 +70,19 @@ def test_go_quickstart_runs(server: ServerThread) -> None:
         ["go", "run", "./cmd/quickstart"],
         cwd=test_go.GO,
         env={**test_go.ENV, "REFEREE_ADDRESS": server.address},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("winners: ["), result.stdout
+
+
+def test_java_quickstart_runs(server: ServerThread) -> None:
+    quickstart = "java/src/main/java/referee/client/examples/Quickstart.java"
+    assert_in_file(block("java", "RefereeClient"), quickstart)
+    test_java._build()
+    result = run(
+        ["./run.sh", "referee.client.examples.Quickstart"],
+        cwd=test_java.JAVA,
+        env={"REFEREE_ADDRESS": server.address},
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("winners: ["), result.stdout

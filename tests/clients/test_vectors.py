@@ -1,7 +1,8 @@
 """The golden replay vectors (tests/vectors/*.json, GameLog JSON) through the Python client.
 
-The TypeScript and Go clients replay the same files in their own test suites
-(npm test, go test), which tests/clients runs against the same server.
+The TypeScript, Go and Java clients replay the same files in their own test suites
+(npm test, go test, clients/java's ClientTests), which tests/clients runs against the
+same server.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from referee.client import Client, config
 from referee.v1 import common_pb2, referee_pb2
 
 from ..server_thread import ServerThread
-from . import test_go, test_typescript
+from . import test_go, test_java, test_typescript
 from .conftest import ROOT, run
 
 VECTORS = ROOT / "tests" / "vectors"
@@ -101,14 +102,16 @@ def tamper(path: Path) -> None:
 
 
 def test_every_runner_checks_a_vector(client: Client, server: ServerThread, tmp_path: Path) -> None:
-    """The three runners accept a true vector and report a tampered one."""
+    """The four runners accept a true vector and report a tampered one."""
     path = make_vector(client, tmp_path)
     assert "VERDICT_REJECTED" in path.read_text(encoding="utf-8")
     env = {"REFEREE_ADDRESS": server.address, "REFEREE_VECTORS": str(tmp_path)}
     test_typescript._ready()
     test_go._vendor()
+    test_java._build()
     ts = ["node", "--test", "dist/test/vectors.test.js"]
     go = ["go", "test", "-count=1", "-v", "-run", "TestGoldenVectors", "./referee"]
+    java = ["./run.sh", "referee.client.ClientTests", "goldenVectors"]
     assert run(["npm", "run", "build"], cwd=test_typescript.TS).returncode == 0
 
     assert check_vector(client, path) == []
@@ -116,6 +119,9 @@ def test_every_runner_checks_a_vector(client: Client, server: ServerThread, tmp_
     assert result.returncode == 0 and "vector ok:" in result.stdout, result.stdout
     result = run(go, cwd=test_go.GO, env={**test_go.ENV, **env})
     assert result.returncode == 0 and "vector earl-made-here.json: 13 actions" in result.stdout
+    result = run(java, cwd=test_java.JAVA, env=env)
+    assert result.returncode == 0, result.stdout
+    assert "vector ok: earl-made-here.json (13 actions)" in result.stdout
 
     tamper(path)
     failures = check_vector(client, path)
@@ -126,4 +132,7 @@ def test_every_runner_checks_a_vector(client: Client, server: ServerThread, tmp_
     assert "action 4: verdict REJECTED, expected ACCEPTED" in result.stdout + result.stderr
     result = run(go, cwd=test_go.GO, env={**test_go.ENV, **env})
     assert result.returncode != 0 and "final hash" in result.stdout
+    assert "action 4: verdict REJECTED, expected ACCEPTED" in result.stdout
+    result = run(java, cwd=test_java.JAVA, env=env)
+    assert result.returncode != 0 and "vector earl-made-here.json: final hash" in result.stdout
     assert "action 4: verdict REJECTED, expected ACCEPTED" in result.stdout
