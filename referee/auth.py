@@ -319,7 +319,8 @@ class TokenSet:
     def describe(self) -> str:
         """``N tokens``, and how many are limited to some methods (the start-up line)."""
         limited = self.limited
-        return f"{len(self)} tokens" + (f", {limited} limited" if limited else "")
+        n = len(self)
+        return f"{n} token{'' if n == 1 else 's'}" + (f", {limited} limited" if limited else "")
 
     def __repr__(self) -> str:
         return f"TokenSet({self.describe()}, exempt={list(self.exempt)!r})"

@@ -510,6 +510,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_serve_operations(serve)
     serve.set_defaults(serve_parser=serve)
+    serve.add_argument(
+        "--check-config",
+        action="store_true",
+        help="check the settings (flags and variables, sealing keys, tokens, TLS files) and "
+        "print what the server would serve with, then exit without serving: 0 when they "
+        "are good, 2 with the message serve would give when not (ports are not bound)",
+    )
 
     serve.add_argument(
         "--seal-keys-file",
@@ -750,11 +757,67 @@ def _check_ports(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
+def _describe_settings(s: Any) -> str:
+    """What ``referee serve --check-config`` prints of good settings: no key material,
+    no token, no file's content."""
+    from referee.sealing import Keyring
+
+    def address(host: str, port: int) -> str:
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    if s.tls is None:
+        tls = "off"
+    else:
+        tls = f"on: certificate {s.tls.cert}, key {s.tls.key}"
+        if s.tls.client_ca is not None:
+            tls += f", client certificates from {s.tls.client_ca} (mutual TLS)"
+    if s.seal_keys:
+        ring = Keyring(s.seal_keys)
+        mode = "sealed states only" if s.require_sealed else "sealed and plain states"
+        sealing = (
+            f"on: {mode}; sealing with key {ring.sealing_key_id!r}, "
+            f"opening with {list(ring.key_ids)}"
+        )
+    else:
+        sealing = "off: plain states (no sealing keys configured)"
+    auth = "off"
+    if s.auth is not None:
+        auth = f"{s.auth.describe()}; no token needed for {', '.join(s.auth.exempt) or 'nothing'}"
+    hang = f"{s.worker_hang_seconds:g} s" if s.worker_hang_seconds else "never"
+    lines = [
+        "referee serve: the settings are good",
+        f"  service   {address(s.host, s.port)}, TLS {tls}",
+        "  health    "
+        + (
+            address(s.health_host, s.health_port)
+            if s.health_port is not None
+            else "on the service port"
+        ),
+        "  metrics   "
+        + (address(s.metrics_host, s.metrics_port) if s.metrics_port is not None else "off"),
+        f"  workers   {s.workers}, engine {s.engine}, a hung worker replaced after {hang}",
+        f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
+        f"  limits    messages {s.max_message_bytes} bytes, {s.max_replay_actions} actions a "
+        f"Replay, calls in flight a worker {s.max_concurrent_rpcs or 'unlimited'}, Replays "
+        f"{s.max_concurrent_replays or 'unlimited'}",
+        f"  sealing   {sealing}",
+        f"  auth      {auth}",
+    ]
+    if s.auth is not None and s.tls is None:
+        lines.append(
+            "  warning   bearer tokens travel in plaintext unless TLS is terminated in front"
+        )
+    return "\n".join(lines)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from referee import logs
     from referee.server import run_worker
 
     settings = _settings(args.serve_parser, args)
+    if args.check_config:
+        print(_describe_settings(settings))
+        return 0
     _check_ports(args.serve_parser, args)
     logs.configure(args.log_level, args.log_format)
     log = logs.get_logger("referee.cli")

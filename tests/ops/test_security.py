@@ -258,7 +258,7 @@ def test_tokens_without_tls_are_warned_about_at_start_up() -> None:
     but said once at start-up; the token itself is never in the log."""
     served = Served("--workers", "1", env={"REFEREE_AUTH_TOKENS": f"ci={TOKEN}"})
     try:
-        assert served.wait_for("referee_serving")["auth"] == "1 tokens"
+        assert served.wait_for("referee_serving")["auth"] == "1 token"
         (warning,) = served.events("auth_without_tls")
         assert warning["level"] == "warning" and "plaintext" in warning["note"]
         assert served.terminate() == 0

@@ -31,8 +31,11 @@ def test_help_documents_every_setting_and_its_variable(capsys: pytest.CaptureFix
     assert e.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     serve = cli._parser().parse_args(["serve"]).serve_parser
-    flags = [a for a in serve._actions if a.option_strings and a.dest != "help"]
+    # Every setting; not the modes of the command (--check-config serves nothing).
+    modes = {"help", "check_config"}
+    flags = [a for a in serve._actions if a.option_strings and a.dest not in modes]
     assert len(flags) >= 25
+    assert "--check-config" in text
     for action in flags:
         flag = action.option_strings[0]
         assert flag in text
@@ -515,3 +518,78 @@ def test_a_variable_that_does_not_parse_stops_only_serve(
     )
     settings = cli._settings(args.serve_parser, args)
     assert settings.max_concurrent_rpcs == 5
+
+
+def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
+    certs: Certs,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``serve --check-config``: good settings print a summary (no key, no token) and
+    exit 0 without binding a port, even one in use; bad ones exit 2 with the message
+    serve gives."""
+    from referee.sealing import new_key_line
+
+    keys = tmp_path / "keys.txt"
+    keys.write_text(new_key_line("k2") + "\n" + new_key_line("k1") + "\n")
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(f"bots {TOKEN} @read\n")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = cli.main(
+            [
+                "serve",
+                "--check-config",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--seal-keys-file",
+                str(keys),
+                "--require-sealed",
+                "--auth-tokens-file",
+                str(tokens),
+                "--tls-cert",
+                str(certs.server_cert),
+                "--tls-key",
+                str(certs.server_key),
+                "--tls-client-ca",
+                str(certs.ca),
+                "--workers",
+                "2",
+                "--metrics-port",
+                "9090",
+                "--drain-delay-seconds",
+                "15",
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == "referee serve: the settings are good"
+    summary = "\n".join(lines)
+    assert f"service   127.0.0.1:{port}, TLS on: certificate {certs.server_cert}" in summary
+    assert f"client certificates from {certs.ca} (mutual TLS)" in summary
+    assert "metrics   0.0.0.0:9090" in summary and "health    on the service port" in summary
+    assert "workers   2, engine auto" in summary and "drain delay 15 s, then grace 10 s" in summary
+    assert (
+        "sealing   on: sealed states only; sealing with key 'k2', opening with ['k2', 'k1']"
+    ) in summary
+    assert "auth      1 token, 1 limited; no token needed for grpc.health.v1.Health" in summary
+    assert "warning" not in summary  # TLS is on
+    assert TOKEN not in summary and keys.read_text().split(":")[1][:20] not in summary
+    # Tokens without TLS: said, as serve logs it.
+    assert cli.main(["serve", "--check-config", "--auth-tokens-file", str(tokens)]) == 0
+    assert "warning   bearer tokens travel in plaintext" in capsys.readouterr().out
+    for argv, env, message in bad_cases(certs, tmp_path):
+        with monkeypatch.context() as mp:
+            for k, v in env.items():
+                mp.setenv(k, v)
+            with pytest.raises(SystemExit) as e:
+                cli.main(["serve", "--check-config", *argv])
+        captured = capsys.readouterr()
+        assert e.value.code == 2 and message in captured.err, (argv, env, captured.err)
+        assert "settings are good" not in captured.out
