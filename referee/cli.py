@@ -547,8 +547,8 @@ def _parser() -> argparse.ArgumentParser:
         "that binds it to its game (rules version, seed commitment, first, every and final "
         "state hash, verdicts), every one matches, and the game is over; else DIVERGENCE, "
         "NOT VERIFIABLE or INCOMPLETE (exit 1). An unreadable file or a bad option exits 2. "
-        "Give the commitment and final hash you saw during the game to tie the log to it "
-        "(docs/trust.md).",
+        "Give the commitment and final hash you saw during the game to tie the log to it, "
+        "and as a seat, the entropy you sent (docs/trust.md).",
     )
     verify.add_argument("log", help="a GameLog in JSON (Replay with include_log produces one)")
     verify.add_argument(
@@ -757,7 +757,7 @@ def _check_ports(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
-def _describe_settings(s: Any) -> str:
+def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     """What ``referee serve --check-config`` prints of good settings: no key material,
     no token, no file's content."""
     from referee.sealing import Keyring
@@ -782,8 +782,16 @@ def _describe_settings(s: Any) -> str:
         sealing = "off: plain states (no sealing keys configured)"
     auth = "off"
     if s.auth is not None:
-        auth = f"{s.auth.describe()}; no token needed for {', '.join(s.auth.exempt) or 'nothing'}"
-    hang = f"{s.worker_hang_seconds:g} s" if s.worker_hang_seconds else "never"
+        exempt = ", ".join(s.auth.exempt)
+        auth = s.auth.describe() + (
+            f"; no token needed for {exempt}" if exempt else "; every method needs a token"
+        )
+    workers = f"auto ({s.workers} on this machine)" if auto_workers else str(s.workers)
+    if s.workers > 1 or auto_workers:
+        hang = s.worker_hang_seconds
+        workers += ", a hung worker replaced after " + (f"{hang:g} s" if hang else "never")
+    size = s.max_message_bytes
+    message = f"{size >> 20} MiB" if size % (1 << 20) == 0 else f"{size} bytes"
     lines = [
         "referee serve: the settings are good",
         f"  service   {address(s.host, s.port)}, TLS {tls}",
@@ -795,9 +803,9 @@ def _describe_settings(s: Any) -> str:
         ),
         "  metrics   "
         + (address(s.metrics_host, s.metrics_port) if s.metrics_port is not None else "off"),
-        f"  workers   {s.workers}, engine {s.engine}, a hung worker replaced after {hang}",
+        f"  workers   {workers}; engine {s.engine}",
         f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
-        f"  limits    messages {s.max_message_bytes} bytes, {s.max_replay_actions} actions a "
+        f"  limits    messages {message}, {s.max_replay_actions} actions a "
         f"Replay, calls in flight a worker {s.max_concurrent_rpcs or 'unlimited'}, Replays "
         f"{s.max_concurrent_replays or 'unlimited'}",
         f"  sealing   {sealing}",
@@ -816,7 +824,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     settings = _settings(args.serve_parser, args)
     if args.check_config:
-        print(_describe_settings(settings))
+        given = "--workers" in getattr(args, "given_flags", ())
+        auto = not given and os.environ.get(ENV_PREFIX + "WORKERS", "auto").strip() == "auto"
+        print(_describe_settings(settings, auto_workers=auto))
         return 0
     _check_ports(args.serve_parser, args)
     logs.configure(args.log_level, args.log_format)

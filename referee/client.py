@@ -37,6 +37,7 @@ methods, each a coroutine::
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -614,7 +615,17 @@ class AsyncClient:
         options: Sequence[tuple[str, Any]] = (),
         channel: grpc.aio.Channel | None = None,
     ) -> None:
-        """As :class:`Client`; ``channel`` is a ``grpc.aio`` channel."""
+        """As :class:`Client`; ``channel`` is a ``grpc.aio`` channel. Made in a coroutine
+        of the event loop that uses it (a grpc.aio channel belongs to one loop)."""
+        if channel is None:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                raise RuntimeError(
+                    "make AsyncClient inside the event loop that uses it, in a coroutine "
+                    "(async with AsyncClient(...) as referee: ...): a grpc.aio channel "
+                    "made outside it fails later with 'attached to a different loop'"
+                ) from None
         opts = _channel_options(options, max_attempts)
         self.timeout = timeout
         self.metadata = tuple(metadata)

@@ -204,6 +204,11 @@ class Referee:
         for i, e in enumerate(entropy):
             if len(e) > MAX_ENTROPY_BYTES:
                 raise invalid(f"{path}[{i}]", f"must be at most {MAX_ENTROPY_BYTES} bytes")
+        if entropy and not entropy[-1]:
+            # One list, one deal: with trailing empty entries a caller could make several
+            # deals of the seats' one entropy (NewGame, Replay), and a state with one is
+            # none the referee made.
+            raise invalid(f"{path}[{len(entropy) - 1}]", "a trailing entry is empty: leave it out")
 
     def open_state(self, msg: referee_pb2.GameState, sealed: bytes, path: str = "state") -> Opened:
         """Decode and check a state from a request: plain (``msg``) or a sealed token."""
@@ -396,12 +401,6 @@ class Referee:
                 "this server seals states and draws every seed itself: a seed chosen by "
                 "the caller would let the caller know the deal (send seat_entropy instead)",
                 reason="CLIENT_SEED_REFUSED",
-            )
-        if entropy and not entropy[-1]:
-            # One list, one deal: with trailing empty entries the caller could make
-            # several deals of the seats' one entropy.
-            raise invalid(
-                f"seat_entropy[{len(entropy) - 1}]", "a trailing entry is empty: leave it out"
             )
         if not request.seed and self.keyring is not None and entropy:
             # Derived, not drawn: the same entropy gives the same deal (docs/trust.md).

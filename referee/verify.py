@@ -135,17 +135,6 @@ def verify(
             "the log is not of the game you saw: its seed's commitment is "
             f"{seed_commitment.hex()}, you gave --commitment {commitment.hex()}"
         )
-    for seat, given in sorted((seat_entropy or {}).items()):
-        logged = log.seat_entropy[seat] if seat < len(log.seat_entropy) else b""
-        if not hmac.compare_digest(logged, given):
-            return diverged(
-                "the log's game was not dealt with the entropy you gave: seat "
-                f"{seat}'s entry in the log is {_entropy(logged)}, you gave --seat-entropy "
-                f"{seat}:{given.hex()}"
-            )
-    entropy_checked = (
-        "" if not seat_entropy else f"; the seat entropy of {_seats(sorted(seat_entropy))} is yours"
-    )
     referee = Referee(all_codecs(), Limits(max_replay_actions=max(1, len(log.entries))))
     request = referee_pb2.ReplayRequest(
         config=log.config,
@@ -158,6 +147,23 @@ def verify(
         replay = referee.replay(request)
     except RequestError as e:
         return diverged(f"the log cannot be replayed: {e.message}")
+    seats = len(replay.scoreboard.seats)
+    for seat, given in sorted((seat_entropy or {}).items()):
+        if seat >= seats:
+            return diverged(
+                f"the log's game has {seats} seats: there is no seat {seat} "
+                f"(--seat-entropy {seat}:{given.hex()})"
+            )
+        logged = log.seat_entropy[seat] if seat < len(log.seat_entropy) else b""
+        if not hmac.compare_digest(logged, given):
+            return diverged(
+                "the log's game was not dealt with the entropy you gave: seat "
+                f"{seat}'s entry in the log is {_entropy(logged)}, you gave --seat-entropy "
+                f"{seat}:{given.hex()}"
+            )
+    entropy_checked = (
+        "" if not seat_entropy else f"; the seat entropy of {_seats(sorted(seat_entropy))} is yours"
+    )
     rules_version = replay.final_state.rules_version
     if log.rules_version and log.rules_version != rules_version:
         return diverged(

@@ -99,7 +99,8 @@ def test_a_callers_trace_goes_on_its_line(lines: list[tuple[dict[str, Any], int]
     book = Book(None, False, None)
     for metadata in [
         (("x-request-id", "r-1"), ("traceparent", f"00-{TRACE}-{SPAN}-01")),
-        # Only the first of each header counts, in either order.
+        # The first of each header counts, in either order (gRPC itself passes a server
+        # only the last of several traceparent headers, and every x-request-id).
         (
             ("traceparent", f"00-{TRACE}-{SPAN}-01"),
             ("x-request-id", "r-2"),

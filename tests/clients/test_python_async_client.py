@@ -161,3 +161,8 @@ def test_the_docs_asyncio_example_runs(server: ServerThread) -> None:
     (snippet,) = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "AsyncClient(" in b]
     snippet = snippet.replace('"localhost:50051"', repr(server.address))
     exec(compile(snippet, "docs/clients.md", "exec"), {"__name__": "docs"})
+
+
+def test_made_outside_an_event_loop_it_says_where_to_make_it() -> None:
+    with pytest.raises(RuntimeError, match="inside the event loop that uses it"):
+        AsyncClient("127.0.0.1:1")

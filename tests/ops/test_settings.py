@@ -574,16 +574,25 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert f"service   127.0.0.1:{port}, TLS on: certificate {certs.server_cert}" in summary
     assert f"client certificates from {certs.ca} (mutual TLS)" in summary
     assert "metrics   0.0.0.0:9090" in summary and "health    on the service port" in summary
-    assert "workers   2, engine auto" in summary and "drain delay 15 s, then grace 10 s" in summary
+    assert "workers   2, a hung worker replaced after 30 s; engine auto" in summary
+    assert "drain delay 15 s, then grace 10 s" in summary and "messages 16 MiB" in summary
     assert (
         "sealing   on: sealed states only; sealing with key 'k2', opening with ['k2', 'k1']"
     ) in summary
     assert "auth      1 token, 1 limited; no token needed for grpc.health.v1.Health" in summary
     assert "warning" not in summary  # TLS is on
     assert TOKEN not in summary and keys.read_text().split(":")[1][:20] not in summary
-    # Tokens without TLS: said, as serve logs it.
-    assert cli.main(["serve", "--check-config", "--auth-tokens-file", str(tokens)]) == 0
-    assert "warning   bearer tokens travel in plaintext" in capsys.readouterr().out
+    # Tokens without TLS: said, as serve logs it. Workers left to auto: said so.
+    monkeypatch.delenv("REFEREE_WORKERS", raising=False)
+    argv = ["serve", "--check-config", "--auth-tokens-file", str(tokens), "--auth-exempt", ""]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "warning   bearer tokens travel in plaintext" in out
+    assert "auth      1 token, 1 limited; every method needs a token" in out
+    assert f"workers   auto ({available_cpus()} on this machine)" in out
+    # One worker: no supervisor, no hung worker to replace.
+    assert cli.main(["serve", "--check-config", "--workers", "1"]) == 0
+    assert "workers   1; engine auto" in capsys.readouterr().out
     for argv, env, message in bad_cases(certs, tmp_path):
         with monkeypatch.context() as mp:
             for k, v in env.items():

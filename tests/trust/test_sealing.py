@@ -496,13 +496,25 @@ def test_with_seat_entropy_the_seed_is_derived_and_new_game_cannot_draw_again() 
         )
 
 
-def test_a_trailing_empty_entropy_entry_is_refused_at_new_game() -> None:
+def test_a_trailing_empty_entropy_entry_is_refused() -> None:
     """One list, one deal: trailing empty entries would let the caller of NewGame make
-    several deals of the seats' one entropy. Refused at NewGame (not in states or
-    Replay, which record games already made)."""
+    several deals of the seats' one entropy. Refused at NewGame, and so in Replay (a
+    log with one, which no game of this referee has, does not replay: referee verify
+    does not call it OK) and in states."""
     for referee in (sealed_referee(K1, require=True), Referee(all_codecs())):
         with pytest.raises(RequestError) as err:
             referee.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=[b"a", b""]))
         assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
         assert "seat_entropy[1]" in err.value.message and "trailing" in err.value.message
         referee.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=[b"", b"a"]))
+    plain = Referee(all_codecs())
+    seed = bytes(range(32))
+    with pytest.raises(RequestError) as err:
+        plain.replay(pb.ReplayRequest(config=CONFIG, seed=seed, seat_entropy=[b"a", b""]))
+    assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "seat_entropy[1]" in err.value.message and "trailing" in err.value.message
+    state = plain.new_game(pb.NewGameRequest(config=CONFIG, seed=seed, seat_entropy=[b"a"])).state
+    state.seat_entropy.append(b"")
+    with pytest.raises(RequestError) as err:
+        plain.legal_actions(pb.LegalActionsRequest(state=state))
+    assert "state.seat_entropy[1]" in err.value.message and "trailing" in err.value.message

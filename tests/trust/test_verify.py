@@ -552,6 +552,20 @@ def test_a_seat_checks_that_the_deals_used_its_entropy() -> None:
     swapped = honest_log(entropy=[b"mallory", b"", b"carol"])
     assert verify.verify(swapped, commitment=log.seed_commitment).ok
     assert not verify.verify(swapped, commitment=log.seed_commitment, seat_entropy=mine).ok
+    # A seat the game does not have (a log of a 4-seat session).
+    caught = verify.verify(log, seat_entropy={4: b""})
+    assert caught.lines == [
+        "DIVERGENCE: the log's game has 4 seats: there is no seat 4 (--seat-entropy 4:)"
+    ]
+    # A trailing empty entry, which no game of this referee has (NewGame refuses it):
+    # the log does not replay, whatever entropy a seat gives.
+    trailing = pb.GameLog()
+    trailing.CopyFrom(log)
+    trailing.seat_entropy.extend([b""])
+    for given in ({}, {2: b"carol", 3: b""}):
+        refused = verify.verify(trailing, seat_entropy=given)
+        assert not refused.ok and "cannot be replayed" in refused.lines[-1]
+        assert "trailing entry is empty" in refused.lines[-1]
     # --partial says it too.
     drop_final_hash(log)
     partial = verify.verify(log, seat_entropy={2: b"carol"}, partial=True)
