@@ -3,7 +3,9 @@
 #   ./build.sh    the generated code  -> build/gen-classes (recompiled only when it changed)
 #                 client, examples, tests -> build/classes
 #                 the classpath for java -cp -> build/classpath (run.sh uses it)
-#                 OpenSSL for TLS (netty-tcnative) -> build/native/libnetty_tcnative.so
+#                 OpenSSL for TLS (netty-tcnative) -> build/native/libnetty_tcnative.so,
+#                 when libnetty-tcnative-jni is installed (without it: a warning, and
+#                 plaintext only; a TLS client says what to install)
 # Needs JDK >= 11 and Debian 12's jars (scripts/install-client-deps.sh installs them).
 #
 # TLS: Debian's netty 4.1.48 has no ALPN for the JDK's own TLS (its
@@ -12,7 +14,7 @@
 # Debian installs that library as libnetty-tcnative.so, a name netty does not
 # look for, and the library refuses to be loaded through a link of another name:
 # it is copied to build/native/ as libnetty_tcnative.so, and run.sh passes
-# -Djava.library.path=build/native.
+# -Djava.library.path=build/native. Plaintext does not load it.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -70,14 +72,21 @@ tcnative=""
 for so in /usr/lib/*/jni/libnetty-tcnative.so; do
   [ -f "$so" ] && tcnative=$so && break
 done
-[ -n "$tcnative" ] || die "missing libnetty-tcnative.so (OpenSSL, for TLS): apt-get install libnetty-tcnative-jni"
+if [ -z "$tcnative" ]; then
+  echo "build.sh: warning: no libnetty-tcnative.so (OpenSSL): TLS will not work, plaintext will;" \
+    "for TLS: apt-get install libnetty-tcnative-jni, then build again" >&2
+fi
 
 mkdir -p build/native
 # One build at a time (test runs may build side by side); a build with nothing
 # changed touches nothing, so a run of the classes is never pulled from under.
 exec 9>build/.lock
 flock 9
-cmp -s "$tcnative" build/native/libnetty_tcnative.so || cp "$tcnative" build/native/libnetty_tcnative.so
+if [ -z "$tcnative" ]; then
+  rm -f build/native/libnetty_tcnative.so
+elif ! cmp -s "$tcnative" build/native/libnetty_tcnative.so; then
+  cp "$tcnative" build/native/libnetty_tcnative.so
+fi
 JAVAC=(javac --release 11 -encoding UTF-8)
 
 # The generated code (4 MB of Java, some 15 s to compile): only when it or the

@@ -29,7 +29,11 @@ REQUIRED = [
     "retriesUnavailableOnly",
     "deadlineOnEveryCall",
     "tlsWithACaFileAndABearerToken",
+    "tlsWithoutOpenSslIsAClearError",
+    "interceptorsRunOnEveryCall",
     "answersOver4MiBAreReceived",
+    "configFromJson",
+    "exampleBotArguments",
     "goldenVectors",
 ]
 

@@ -1,6 +1,8 @@
 package referee.client;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Descriptors.OneofDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.grpc.CallOptions;
@@ -26,6 +28,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import referee.v1.Common.Actor;
@@ -101,12 +104,14 @@ public final class RefereeClient implements AutoCloseable {
   }
 
   private RefereeClient(Builder b) {
-    ManagedChannelBuilder<?> channelBuilder = Grpc.newChannelBuilder(b.address, b.credentials());
-    List<ClientInterceptor> interceptors = new ArrayList<>();
-    interceptors.add(new DefaultDeadline(b.timeout));
+    ManagedChannelBuilder<?> channelBuilder = channelBuilder(b.address, b.credentials());
+    // gRPC runs a channel's interceptors last to first: the deadline's, then the metadata's,
+    // then the user's (the last given first), so that theirs see the deadline and the headers.
+    List<ClientInterceptor> interceptors = new ArrayList<>(b.interceptors);
     if (!b.headers.keys().isEmpty()) {
       interceptors.add(MetadataUtils.newAttachHeadersInterceptor(b.headers));
     }
+    interceptors.add(new DefaultDeadline(b.timeout));
     channelBuilder
         .maxInboundMessageSize(MAX_RECEIVE_BYTES)
         .intercept(interceptors)
@@ -119,6 +124,31 @@ public final class RefereeClient implements AutoCloseable {
     channel = channelBuilder.build();
     stub = RefereeServiceGrpc.newBlockingStub(channel);
   }
+
+  /**
+   * The channel builder, with a clear error for TLS without OpenSSL: Debian's netty 4.1.48 has no
+   * ALPN for the JDK's TLS, so gRPC over TLS needs netty-tcnative's native library, and without it
+   * netty says only "JDK provider does not support ALPN protocol" (grpc-netty-shaded, from Maven,
+   * has the JDK's ALPN and never gets here).
+   */
+  private static ManagedChannelBuilder<?> channelBuilder(
+      String address, ChannelCredentials credentials) {
+    try {
+      return Grpc.newChannelBuilder(address, credentials);
+    } catch (UnsupportedOperationException e) {
+      if (String.valueOf(e.getMessage()).contains("ALPN")) {
+        throw new IllegalStateException(TLS_NEEDS_OPENSSL + " (netty: " + e.getMessage() + ")", e);
+      }
+      throw e;
+    }
+  }
+
+  /** The error of a TLS client without OpenSSL (netty-tcnative's native library). */
+  static final String TLS_NEEDS_OPENSSL =
+      "TLS needs OpenSSL here and it is not loaded: apt-get install libnetty-tcnative-jni, run "
+          + "clients/java/build.sh (it copies the library to build/native/libnetty_tcnative.so), "
+          + "and run java with -Djava.library.path=clients/java/build/native (run.sh does); "
+          + "plaintext does not need it";
 
   /** A builder for a client of address: {@code host:port}, or a gRPC target ({@code dns:///...}). */
   public static Builder builder(String address) {
@@ -135,6 +165,7 @@ public final class RefereeClient implements AutoCloseable {
     private boolean tls;
     private String serverName;
     private final Metadata headers = new Metadata();
+    private final List<ClientInterceptor> interceptors = new ArrayList<>();
     private Map<String, ?> serviceConfig;
 
     private Builder(String address) {
@@ -194,15 +225,49 @@ public final class RefereeClient implements AutoCloseable {
       return metadata("authorization", "Bearer " + token);
     }
 
-    /** A metadata entry sent with every call (e.g. {@code x-request-id}). */
+    /**
+     * A metadata entry sent with every call, the same value on each (e.g. an {@code x-client}
+     * name). A value per call, such as an {@code x-request-id}, is an {@link #intercept
+     * interceptor}'s.
+     */
     public Builder metadata(String key, String value) {
       headers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
       return this;
     }
 
     /**
+     * Interceptors on every call of the client's channel, the generated stub's ({@link #stub})
+     * too: e.g. OpenTelemetry's gRPC client interceptor, or one that puts a new {@code
+     * x-request-id} in each call's headers. They run after the client's own: they see the call's
+     * deadline in its {@code CallOptions} and, in {@code start}, its headers with the {@link
+     * #metadata} and {@link #bearerToken} entries, which they may read, add to or replace. Their
+     * order is grpc-java's ({@code ManagedChannelBuilder.intercept}): the last given runs first,
+     * and those of a later {@code intercept} before those of an earlier one. They run once per
+     * call, not per attempt: the attempts of a call retried on UNAVAILABLE send the same headers.
+     */
+    public Builder intercept(ClientInterceptor... interceptors) {
+      for (ClientInterceptor interceptor : interceptors) {
+        if (interceptor == null) {
+          throw new NullPointerException("a null interceptor");
+        }
+        this.interceptors.add(interceptor);
+      }
+      return this;
+    }
+
+    /**
      * A service config (the parsed JSON: maps, lists, strings, Double numbers) replacing the
      * client's own, e.g. docs/deploy.md's with round_robin: give it its own retryPolicy.
+     *
+     * <p>Its {@code healthCheckConfig} does nothing with Debian's jars: gRPC Java's client-side
+     * health checking is in {@code io.grpc:grpc-services}, which Debian does not package. So a
+     * server whose health says NOT_SERVING (draining, after SIGTERM) still gets this client's
+     * calls, where the Python client stops sending it any (and fails them with UNAVAILABLE
+     * "backend unhealthy" when no address is healthy). They are still answered during the
+     * server's drain delay; after it, the server's GOAWAY ends the connection and gRPC connects
+     * to another address, and the retries on UNAVAILABLE cover the calls caught in between. With
+     * Maven or Gradle, {@code io.grpc:grpc-services} on the classpath turns it on for {@code
+     * round_robin} (deploy.md's policy; not for {@code pick_first}), with no change here.
      */
     public Builder serviceConfig(Map<String, ?> serviceConfig) {
       this.serviceConfig = serviceConfig;
@@ -471,6 +536,17 @@ public final class RefereeClient implements AutoCloseable {
    * @throws IllegalArgumentException for an unknown game or options that do not parse
    */
   public static GameConfig config(String game, String optionsJson) {
+    OneofDescriptor games = GameConfig.getDescriptor().getOneofs().get(0);
+    TreeSet<String> names = new TreeSet<>();
+    boolean known = false;
+    for (FieldDescriptor field : games.getFields()) {
+      names.add(field.getName());
+      known |= field.getName().equals(game) || field.getJsonName().equals(game);
+    }
+    if (!known) {
+      throw new IllegalArgumentException(
+          "unknown game \"" + game + "\" (games: " + String.join(", ", names) + ")");
+    }
     String options = optionsJson == null || optionsJson.isBlank() ? "{}" : optionsJson;
     String json = "{\"" + game.replace("\\", "\\\\").replace("\"", "\\\"") + "\": " + options + "}";
     GameConfig.Builder config = GameConfig.newBuilder();

@@ -2,8 +2,17 @@ package referee.client;
 
 import com.google.protobuf.ByteString;
 import com.google.rpc.BadRequest;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.TlsServerCredentials;
+import io.netty.handler.ssl.OpenSsl;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -19,10 +28,13 @@ import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import referee.v1.Common.Actor;
 import referee.v1.Common.Verdict;
 import referee.v1.EarlOfCoventry.EarlOfCoventryPhase;
@@ -178,10 +190,13 @@ public final class ClientTests {
     TESTS.put("retriesUnavailableOnly", ClientTests::retriesUnavailableOnly);
     TESTS.put("deadlineOnEveryCall", ClientTests::deadlineOnEveryCall);
     TESTS.put("tlsWithACaFileAndABearerToken", ClientTests::tlsWithACaFileAndABearerToken);
+    TESTS.put("tlsWithoutOpenSslIsAClearError", ClientTests::tlsWithoutOpenSslIsAClearError);
+    TESTS.put("interceptorsRunOnEveryCall", ClientTests::interceptorsRunOnEveryCall);
     TESTS.put("answersOver4MiBAreReceived", ClientTests::answersOver4MiBAreReceived);
     TESTS.put("configFromJson", ClientTests::configFromJson);
     TESTS.put("sealedHandleSendsTheToken", ClientTests::sealedHandleSendsTheToken);
     TESTS.put("goldenVectors", ClientTests::goldenVectors);
+    TESTS.put("exampleBotArguments", ClientTests::exampleBotArguments);
   }
 
   static void listGamesServesEveryGame() {
@@ -566,6 +581,7 @@ public final class ClientTests {
 
   /** docs/operations.md: the service port may speak TLS, with tokens; the client must too. */
   static void tlsWithACaFileAndABearerToken() throws Exception {
+    check(OpenSsl.isAvailable(), "the TLS tests: " + RefereeClient.TLS_NEEDS_OPENSSL);
     Path dir = Files.createTempDirectory("referee-java-tls");
     try {
       Path[] pem = selfSigned(dir);
@@ -610,6 +626,205 @@ public final class ClientTests {
       try (var files = Files.walk(dir)) {
         files.sorted((a, b) -> b.compareTo(a)).map(Path::toFile).forEach(File::delete);
       }
+    }
+  }
+
+  /**
+   * TLS without OpenSSL (build.sh found no libnetty-tcnative-jni, or java was run without
+   * run.sh's -Djava.library.path) is an IllegalStateException saying what to install, and
+   * plaintext works. Checked in a JVM without the library: this test run again in a child JVM
+   * whose library path is an empty directory.
+   */
+  static void tlsWithoutOpenSslIsAClearError() throws Exception {
+    if (OpenSsl.isAvailable()) {
+      Path empty = Files.createTempDirectory("referee-java-no-openssl");
+      try {
+        Child child =
+            java(
+                List.of("-Djava.library.path=" + empty),
+                "referee.client.ClientTests",
+                "tlsWithoutOpenSslIsAClearError");
+        check(
+            child.exit == 0 && child.out.contains("--- PASS tlsWithoutOpenSslIsAClearError"),
+            "in a JVM without OpenSSL: exit " + child.exit + "\n" + child.out + child.err);
+        log("checked in a JVM without OpenSSL");
+      } finally {
+        Files.delete(empty);
+      }
+      return;
+    }
+    log("OpenSSL is not loaded: " + OpenSsl.unavailabilityCause());
+    List<RefereeClient.Builder> tls =
+        List.of(
+            RefereeClient.builder("127.0.0.1:1").tls(),
+            RefereeClient.builder("127.0.0.1:1").credentials(TlsChannelCredentials.create()));
+    for (RefereeClient.Builder b : tls) {
+      try {
+        b.build().close();
+        throw new AssertionError("a TLS client without OpenSSL was built");
+      } catch (IllegalStateException expected) {
+        check(
+            expected.getMessage().startsWith(RefereeClient.TLS_NEEDS_OPENSSL), expected.toString());
+        check(expected.getMessage().contains("apt-get install libnetty-tcnative-jni"), "no fix");
+      }
+    }
+    try (StandIn s = new StandIn(Status.OK, 0, 10, 0);
+        RefereeClient c = RefereeClient.builder(s.address()).maxAttempts(1).build()) {
+      check(c.listGames().size() == 1, "plaintext without OpenSSL");
+    }
+  }
+
+  /** A child JVM's exit status, stdout and stderr. */
+  static final class Child {
+    final int exit;
+    final String out;
+    final String err;
+
+    Child(int exit, String out, String err) {
+      this.exit = exit;
+      this.out = out;
+      this.err = err;
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + exit + "\nstdout: " + out + "\nstderr: " + err;
+    }
+  }
+
+  /** Runs a class of this classpath in a child JVM with jvmOptions (at most 60 s). */
+  static Child java(List<String> jvmOptions, String... classAndArgs) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.addAll(List.of(classAndArgs));
+    Path out = Files.createTempFile("referee-java-child", ".out");
+    Path err = Files.createTempFile("referee-java-child", ".err");
+    try {
+      Process p =
+          new ProcessBuilder(command)
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .start();
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor();
+        throw new AssertionError("still running after 60 s: " + command);
+      }
+      return new Child(p.exitValue(), Files.readString(out), Files.readString(err));
+    } finally {
+      Files.delete(out);
+      Files.delete(err);
+    }
+  }
+
+  /**
+   * Builder.intercept: the user's interceptors run on every call (the generated stub's too),
+   * once per call however often it is retried, after the client's own (they see the deadline
+   * and the metadata's headers), in grpc-java's order (the last given first), and what they put
+   * in the headers reaches the server.
+   */
+  static void interceptorsRunOnEveryCall() throws Exception {
+    Metadata.Key<String> requestId =
+        Metadata.Key.of("x-request-id", Metadata.ASCII_STRING_MARSHALLER);
+    Metadata.Key<String> client = Metadata.Key.of("x-client", Metadata.ASCII_STRING_MARSHALLER);
+    Metadata.Key<String> authorization =
+        Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    AtomicInteger ids = new AtomicInteger();
+    List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    List<String> order = Collections.synchronizedList(new ArrayList<>());
+    ClientInterceptor requestIds =
+        new ClientInterceptor() {
+          @Override
+          public <Q, R> ClientCall<Q, R> interceptCall(
+              MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            order.add("requestIds");
+            String id = "request-" + ids.incrementAndGet();
+            boolean deadline = options.getDeadline() != null;
+            return new SimpleForwardingClientCall<Q, R>(next.newCall(method, options)) {
+              @Override
+              public void start(Listener<R> listener, Metadata headers) {
+                seen.add(
+                    headers.get(client) + ", " + headers.get(authorization) + ", deadline "
+                        + deadline);
+                headers.put(requestId, id);
+                super.start(listener, headers);
+              }
+            };
+          }
+        };
+    ClientInterceptor second =
+        new ClientInterceptor() {
+          @Override
+          public <Q, R> ClientCall<Q, R> interceptCall(
+              MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            order.add("second");
+            return next.newCall(method, options);
+          }
+        };
+    // UNAVAILABLE once: the first call is retried.
+    try (StandIn s = new StandIn(Status.UNAVAILABLE, 1, 10, 0);
+        RefereeClient c =
+            RefereeClient.builder(s.address())
+                .metadata("x-client", "client-tests")
+                .bearerToken("a-token")
+                .intercept(requestIds, second)
+                .build()) {
+      c.listGames();
+      c.listGames();
+      c.stub().listGames(ListGamesRequest.getDefaultInstance());
+      check(ids.get() == 3, "the interceptor ran on " + ids.get() + " calls, want 3");
+      List<String> received = new ArrayList<>();
+      for (Metadata m : s.headers) {
+        received.add(m.get(requestId));
+        check("client-tests".equals(m.get(client)), "x-client: " + m.get(client));
+      }
+      check(
+          received.equals(List.of("request-1", "request-1", "request-2", "request-3")),
+          "the x-request-id the server received, per attempt: " + received);
+      String want = "client-tests, Bearer a-token, deadline true";
+      check(seen.equals(List.of(want, want, want)), "what the interceptor saw: " + seen);
+      check(
+          order.equals(
+              List.of("second", "requestIds", "second", "requestIds", "second", "requestIds")),
+          "the interceptors' order: " + order);
+    }
+  }
+
+  /**
+   * The example bot's arguments: --help and -h print the usage and exit 0, a missing value or an
+   * unknown option is a usage error (exit 2, the usage on stderr), never a stack trace.
+   */
+  static void exampleBotArguments() throws Exception {
+    for (String example : new String[] {"Bot", "Quickstart"}) {
+      String main = "referee.client.examples." + example;
+      for (String help : new String[] {"--help", "-h"}) {
+        Child c = java(List.of(), main, help);
+        check(
+            c.exit == 0 && c.out.startsWith("usage: " + example + " ") && c.err.isEmpty(),
+            example + " " + help + ": " + c);
+      }
+    }
+    String[][] wrong = {
+      {"Bot", "--address"},
+      {"Bot", "-v", "--games"},
+      {"Bot", "--address", ""},
+      {"Bot", "--nope"},
+      {"Quickstart", "--address", "localhost:1"},
+    };
+    for (String[] args : wrong) {
+      String[] command = args.clone();
+      command[0] = "referee.client.examples." + args[0];
+      Child c = java(List.of(), command);
+      check(
+          c.exit == 2
+              && c.out.isEmpty()
+              && c.err.startsWith(args[0] + ": ")
+              && c.err.contains("\nusage: " + args[0] + " ")
+              && !c.err.contains("Exception"),
+          String.join(" ", args) + ": " + c);
     }
   }
 
@@ -663,12 +878,21 @@ public final class ClientTests {
     check(cfg.getEarlOfCoventry().getScoring().name().endsWith("COUNTERS"), "scoring");
     check(config("ecarte", null).hasEcarte() && config("ecarte", " ").hasEcarte(), "defaults");
     check(config("earl_of_coventry", "{}").hasEarlOfCoventry(), "{} is the defaults");
-    for (String[] wrong : new String[][] {{"chess", ""}, {"ecarte", "{\"noSuchOption\": 1}"}}) {
+    check(config("earlOfCoventry", "").hasEarlOfCoventry(), "the JSON name of a game");
+    // An unknown game names the games GameConfig has (its oneof's fields, sorted).
+    for (String[] wrong :
+        new String[][] {
+          {"poker", "{}", "unknown game \"poker\" (games: earl_of_coventry, ecarte)"},
+          {"chess", "", "unknown game \"chess\" (games: earl_of_coventry, ecarte)"},
+          {"", "", "unknown game \"\" (games: earl_of_coventry, ecarte)"},
+          {"ecarte", "{\"noSuchOption\": 1}", "game ecarte: "},
+          {"ecarte", "{\"seats\": \"x\"", "game ecarte: "},
+        }) {
       try {
         config(wrong[0], wrong[1]);
-        throw new AssertionError("accepted " + String.join(" ", wrong));
+        throw new AssertionError("accepted " + wrong[0] + " " + wrong[1]);
       } catch (IllegalArgumentException expected) {
-        check(expected.getMessage().startsWith("game " + wrong[0]), expected.getMessage());
+        check(expected.getMessage().startsWith(wrong[2]), expected.getMessage());
       }
     }
   }

@@ -14,6 +14,8 @@ import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import referee.v1.Referee.GameInfo;
@@ -25,7 +27,8 @@ import referee.v1.RefereeServiceGrpc;
  * A stand-in server on 127.0.0.1: ListGames fails with a given status a given number of times,
  * then answers one game whose description has a given size and whose title is the authorization
  * metadata received, so that the client's transport, retries, deadline and limits are tested
- * without the referee.
+ * without the referee. It keeps the metadata of every call it received, in order ({@link
+ * #headers}).
  */
 final class StandIn extends RefereeServiceGrpc.RefereeServiceImplBase implements AutoCloseable {
   private static final Context.Key<String> AUTHORIZATION = Context.key("authorization");
@@ -33,6 +36,8 @@ final class StandIn extends RefereeServiceGrpc.RefereeServiceImplBase implements
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   final AtomicInteger calls = new AtomicInteger();
+  /** The metadata of every call received (every attempt of a retried call), in order. */
+  final List<Metadata> headers = new CopyOnWriteArrayList<>();
   private final Status failure;
   private final int failures;
   private final int descriptionBytes;
@@ -55,11 +60,12 @@ final class StandIn extends RefereeServiceGrpc.RefereeServiceImplBase implements
     this.failures = failures;
     this.descriptionBytes = descriptionBytes;
     this.delayMillis = delayMillis;
-    ServerInterceptor headers =
+    ServerInterceptor received =
         new ServerInterceptor() {
           @Override
           public <Q, R> ServerCall.Listener<Q> interceptCall(
               ServerCall<Q, R> call, Metadata metadata, ServerCallHandler<Q, R> next) {
+            headers.add(metadata);
             String token = metadata.get(AUTHORIZATION_HEADER);
             Context context =
                 Context.current().withValue(AUTHORIZATION, token == null ? "" : token);
@@ -68,7 +74,7 @@ final class StandIn extends RefereeServiceGrpc.RefereeServiceImplBase implements
         };
     server =
         Grpc.newServerBuilderForPort(0, credentials)
-            .addService(ServerInterceptors.intercept(this, headers))
+            .addService(ServerInterceptors.intercept(this, received))
             .build()
             .start();
   }

@@ -19,12 +19,23 @@ import referee.v1.Referee.GameInfo;
  * </pre>
  *
  * The address also comes from REFEREE_ADDRESS, the games from REFEREE_GAMES, -v from
- * REFEREE_VERBOSE. Exits 1 if any game failed.
+ * REFEREE_VERBOSE. --help or -h prints the usage. Exits 1 if any game failed, 2 on a usage error.
  */
 public final class Bot {
   // The games' options (defaults otherwise), as protobuf JSON.
   private static final Map<String, String> CONFIGS =
       Map.of("ecarte", "{}", "earl_of_coventry", "{\"seats\": 4}");
+
+  private static final String USAGE = "usage: Bot [--address HOST:PORT] [--games ID,ID] [-v]";
+  private static final String HELP =
+      String.join(
+          "\n",
+          USAGE,
+          "Bots play a complete game of every kind the server referees and print the results.",
+          "  --address HOST:PORT  the server (default: REFEREE_ADDRESS, else localhost:50051)",
+          "  --games ID,ID        only these (default: REFEREE_GAMES, else every game served)",
+          "  -v                   print every action (also REFEREE_VERBOSE=1)",
+          "Exits 1 if a game failed, 2 on a usage error.");
 
   private Bot() {}
 
@@ -34,22 +45,38 @@ public final class Bot {
     boolean verbose = !env("REFEREE_VERBOSE", "").isEmpty();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "-h":
+        case "--help":
+          System.out.println(HELP);
+          System.exit(0);
+          return;
         case "--address":
-          address = args[++i];
+          address = value(args, ++i);
           break;
         case "--games":
-          games = args[++i];
+          games = value(args, ++i);
           break;
         case "-v":
           verbose = true;
           break;
         default:
-          System.err.println(
-              "usage: Bot [--address HOST:PORT] [--games ID,ID] [-v]; unknown " + args[i]);
-          System.exit(2);
+          usageError("unknown option " + args[i]);
       }
     }
     System.exit(run(address, games, verbose));
+  }
+
+  /** The value of the option before args[i]: a usage error when there is none. */
+  private static String value(String[] args, int i) {
+    if (i >= args.length || args[i].isEmpty()) {
+      usageError(args[i - 1] + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static void usageError(String problem) {
+    System.err.println("Bot: " + problem + "\n" + USAGE);
+    System.exit(2);
   }
 
   private static String env(String name, String fallback) {
