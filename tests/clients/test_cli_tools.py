@@ -362,16 +362,21 @@ SHELL_FENCE = re.compile(r"```(?:sh|bash|shell|console)$")
 
 
 def documented_commands() -> list[tuple[str, str]]:
-    """Every ``referee ...`` line of the docs' shell blocks: (file:line, the line)."""
+    """Every ``referee ...`` line of the docs' shell blocks: (file:line, the line). In a
+    block that shows a session (``$ `` before its commands), only those lines are
+    commands; the others are what they print."""
     found = []
     for doc in DOCS:
-        in_shell = False
+        in_shell = prompted = False
         for number, text in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
             text = text.strip()
             if text.startswith("```"):
                 in_shell = not in_shell and bool(SHELL_FENCE.fullmatch(text))
-            elif in_shell and text.removeprefix("$ ").startswith("referee "):
-                found.append((f"{doc.relative_to(ROOT)}:{number}", text.removeprefix("$ ")))
+                prompted = False
+            elif in_shell and (text.startswith("$ ") or not prompted):
+                prompted = prompted or text.startswith("$ ")
+                if text.removeprefix("$ ").startswith("referee "):
+                    found.append((f"{doc.relative_to(ROOT)}:{number}", text.removeprefix("$ ")))
     return found
 
 
