@@ -468,3 +468,38 @@ def test_a_body_that_does_not_parse_becomes_malformed() -> None:
     plain = calls.tolerant(refuses)  # no message type to name
     assert plain is not None
     assert plain(b"x").message_type == "request"
+
+
+@pytest.mark.parametrize(
+    ("remaining", "status"),
+    [
+        (-0.01, "DEADLINE_EXCEEDED"),  # gRPC cancelled the task at the server's deadline
+        (0.2, "DEADLINE_EXCEEDED"),  # the client's deadline, a moment before the server's
+        (0.3, "CANCELLED"),  # the client left
+        (None, "CANCELLED"),  # no deadline
+    ],
+)
+def test_a_grpc_aio_call_cancelled_near_its_deadline_is_logged_past_it(
+    lines: list[tuple[dict[str, Any], int]], remaining: float | None, status: str
+) -> None:
+    import asyncio
+
+    from referee.server import DEADLINE_SLACK_SECONDS, CallInterceptor
+
+    assert DEADLINE_SLACK_SECONDS == 0.25
+
+    async def inner(request: Any, context: Any) -> Any:
+        raise asyncio.CancelledError
+
+    class Cancelled(AioContext):
+        def time_remaining(self) -> float | None:
+            return remaining
+
+    handler = CallInterceptor()._wrap("Replay", inner, False)
+
+    async def call() -> None:
+        with pytest.raises(asyncio.CancelledError):
+            await handler("request", Cancelled())
+
+    asyncio.run(call())
+    assert lines[-1][0]["status"] == status
