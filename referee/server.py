@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -29,7 +29,16 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 
 from referee import __version__, build
 from referee.auth import TokenSet
-from referee.calls import ARRIVED, CLIENT, Book, Malformed, malformed, oversize, tolerant
+from referee.calls import (
+    ARRIVED,
+    CLIENT,
+    Book,
+    Malformed,
+    ended_early,
+    malformed,
+    oversize,
+    tolerant,
+)
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
 from referee.errors import RequestError
@@ -396,14 +405,6 @@ def _code_name(code: Any, default: str) -> str:
     return code.name if isinstance(code, grpc.StatusCode) else default
 
 
-# A call cancelled with at most this long left before its deadline is logged
-# DEADLINE_EXCEEDED, not CANCELLED: a client's deadline runs out a little before the
-# server's (the server's counts from the request's arrival), and under load the
-# client's cancel can reach the server first. Counted as deadlines, these calls show in
-# the error-ratio alert instead of passing for clients that left.
-DEADLINE_SLACK_SECONDS: Final = 0.25
-
-
 class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     """The one interceptor of the server (grpc.aio; the threaded server's is
     :class:`referee.threaded.ThreadCallInterceptor`, the same but for the engine).
@@ -478,12 +479,7 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
                 # thread can be overtaken so): that is the deadline's, not a cancel. So is
                 # a cancel that comes just before it: the client's own deadline, which runs
                 # out first (the server's started when the request reached it).
-                remaining = context.time_remaining()
-                status = (
-                    "DEADLINE_EXCEEDED"
-                    if remaining is not None and remaining <= DEADLINE_SLACK_SECONDS
-                    else "CANCELLED"
-                )
+                status = ended_early(context)
                 raise
             except Exception:
                 if context.done():

@@ -307,14 +307,18 @@ class Aborted(Exception):
 class HandlerContext(Context):
     """A threaded server's context: aborts raise, and set the call's code."""
 
-    def __init__(self, active: bool = True) -> None:
+    def __init__(self, active: bool = True, remaining: float | None = None) -> None:
         super().__init__()
         self.active = active
+        self.remaining = remaining
         self.status: Any = None
         self._code: grpc.StatusCode | None = None
 
     def is_active(self) -> bool:
         return self.active
+
+    def time_remaining(self) -> float | None:
+        return self.remaining
 
     def code(self) -> grpc.StatusCode | None:
         return self._code
@@ -378,6 +382,14 @@ def test_the_threaded_handler_ends_every_call_with_one_status(
     error, context = run(bug, active=False)  # a failure after the client left
     assert isinstance(error, RuntimeError) and context.status is None
     assert lines[-1][0]["status"] == "CANCELLED" and log.calls == []
+    # Past its deadline, or a moment before it (the client's deadline): the deadline's.
+    for remaining, status in [(-1.0, "DEADLINE_EXCEEDED"), (0.2, "DEADLINE_EXCEEDED")]:
+        answer, _ = run(lambda r, c: Answer(1), active=False, remaining=remaining)
+        assert answer.size == 1 and lines[-1][0]["status"] == status
+        run(bug, active=False, remaining=remaining)
+        assert lines[-1][0]["status"] == status and log.calls == []
+    run(lambda r, c: Answer(1), active=False, remaining=0.3)
+    assert lines[-1][0]["status"] == "CANCELLED"
     answer, context = run(bug)  # a bug: INTERNAL, no details, logged with the request id
     assert answer is None and context.status == (grpc.StatusCode.INTERNAL, "internal error")
     assert lines[-1][0]["status"] == "INTERNAL"
@@ -484,7 +496,8 @@ def test_a_grpc_aio_call_cancelled_near_its_deadline_is_logged_past_it(
 ) -> None:
     import asyncio
 
-    from referee.server import DEADLINE_SLACK_SECONDS, CallInterceptor
+    from referee.calls import DEADLINE_SLACK_SECONDS
+    from referee.server import CallInterceptor
 
     assert DEADLINE_SLACK_SECONDS == 0.25
 
