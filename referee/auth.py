@@ -295,7 +295,7 @@ class TokenSet:
                 log.warning(
                     "auth_tokens_reload_refused",
                     error=str(e),
-                    serving=f"the last good {len(self._entries)} tokens",
+                    serving=_last_good(len(self._entries)),
                 )
                 return
             self._entries = entries
@@ -378,3 +378,8 @@ def _pairs(file: Path | None, variable: str, variable_name: str) -> list[TokenSp
     if variable.strip():
         pairs += parse_tokens(variable, variable_name, separator=",")
     return pairs
+
+
+def _last_good(count: int) -> str:
+    """What a refused reload leaves serving, for its log line."""
+    return "the last good token" if count == 1 else f"the last good {count} tokens"

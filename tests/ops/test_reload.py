@@ -20,7 +20,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from referee.auth import TokenSet
+from referee.auth import TokenSet, _last_good
 from referee.server import ServerSettings
 from referee.tls import TlsFiles
 from referee.v1 import referee_pb2 as pb
@@ -328,3 +328,8 @@ def test_a_tokens_methods_follow_its_file(tmp_path: Path) -> None:
     ]
     text = out.getvalue()
     assert OLD[:10] not in text and NEW[:10] not in text and FIXED[:10] not in text
+
+
+def test_a_refused_reload_names_what_keeps_serving_in_good_english() -> None:
+    assert _last_good(1) == "the last good token"
+    assert _last_good(2) == "the last good 2 tokens"
