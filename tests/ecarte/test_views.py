@@ -70,6 +70,22 @@ def test_unknown_viewers_are_request_errors() -> None:
         RULES.view(s, Viewer.of_spectator(""))
 
 
+def test_spectators_are_named_by_1_to_128_characters_in_views_and_events() -> None:
+    """E-VAR-4: the rules check a spectator viewer's name themselves, also when called
+    in-process without the codec's check before them."""
+    state, events = RULES.new_game(EcarteConfig(first_dealer=0), bytes(32))
+    for name in ("x", "y" * 128):
+        viewer = Viewer.of_spectator(name)
+        assert all(v.hand is None for v in RULES.view(state, viewer).seats)
+        assert RULES.redact_events(state, events, viewer)
+    for name in ("", "z" * 129):
+        with pytest.raises(InvalidInput) as caught:
+            RULES.view(state, Viewer.of_spectator(name))
+        assert [v.field for v in caught.value.violations] == ["viewer.spectator"]
+        with pytest.raises(InvalidInput):
+            RULES.redact_events(state, events, Viewer.of_spectator(name))
+
+
 def test_scoreboard_and_winner() -> None:
     """The common scoreboard: points, games won, chips, cards in hand, winners."""
     s = build(

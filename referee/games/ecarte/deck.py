@@ -44,7 +44,6 @@ BEATS: Final[tuple[int, ...]] = tuple(
 KINGS: Final[tuple[int, ...]] = tuple(13 * s + KING_RANK for s in range(4))
 """``KINGS[suit]``: the code of the king of that suit."""
 
-KINGS_MASK: Final = sum(1 << k for k in KINGS)
 QUEENS: Final[tuple[int, ...]] = tuple(13 * s + QUEEN_RANK for s in range(4))
 
 IS_ECARTE_CARD: Final[tuple[bool, ...]] = tuple(STRENGTH[c] >= 0 for c in range(52))

@@ -109,9 +109,7 @@ def view(state: EcarteState, viewer: Viewer) -> EcarteView:
     )
 
 
-def redact_events(
-    events: Sequence[EcarteEvent], viewer: Viewer, seats: int = 3
-) -> list[EcarteEvent]:
+def redact_events(events: Sequence[EcarteEvent], viewer: Viewer, seats: int) -> list[EcarteEvent]:
     """``events`` as ``viewer`` may see them: only the viewer's own dealt, discarded and
     drawn cards are shown (E-EXCH-8); counts stay."""
     mine = _seat_of(seats, viewer)
