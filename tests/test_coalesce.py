@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 import pytest
 
-from referee.coalesce import MAX_BATCH, PROBE_EVERY, Coalescer
+from referee.coalesce import MAX_BATCH, MAX_WAIT_GAPS, PROBE_EVERY, Coalescer
 from referee.codec import all_codecs
 from referee.errors import RequestError
 from referee.server import ServerSettings
@@ -170,6 +170,34 @@ def test_a_call_more_than_a_gap_after_the_one_before_never_probes(
         assert sum(later) == len(later) // PROBE_EVERY > 0
     else:
         assert not any(later), "a call a gap or more after the one before waited"
+
+
+def test_calls_that_keep_coming_wait_at_most_max_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calls arriving every half gap never leave a gap of quiet: the batch waits until
+    its first call has waited MAX_WAIT_GAPS gaps, then runs, and the next one starts."""
+    import referee.coalesce
+
+    clock = Clock()
+    monkeypatch.setattr(referee.coalesce, "time", clock)
+    sizes: list[int] = []
+    c = coalescer(on_batch=sizes.append, max_batch=1000)
+    step = GAP / 2
+    results: list[Any] = []
+
+    async def main() -> None:
+        for n in range(100):
+            clock.now += step
+            results.append(c.run(lambda x: x, n))
+            await asyncio.sleep(0)  # the coalescer looks at its queue once in between
+        assert [await r for r in results] == list(range(100))
+
+    asyncio.run(main())
+    # Each arrival moves the clock by half a gap and two readings (GAP / 50 each).
+    per_call = step + 2 * GAP / 50
+    expected = int(MAX_WAIT_GAPS * GAP / per_call) + 1
+    assert expected - 1 <= sizes[0] <= expected + 1, sizes
+    assert all(expected - 1 <= n <= expected + 1 for n in sizes[1:-1]), sizes
+    assert sum(sizes) == 100
 
 
 def test_waiting_starts_again_when_load_comes_back() -> None:
