@@ -220,6 +220,24 @@ def test_waiting_starts_again_when_load_comes_back() -> None:
     asyncio.run(main())
 
 
+def test_batches_of_two_are_company_enough_to_keep_waiting() -> None:
+    """Waiting pays while batches hold more than one call: pairs of calls keep it on."""
+    c = coalescer()
+
+    async def main() -> None:
+        for n in range(60):
+            assert await asyncio.gather(call(c, lambda x: x, n), call(c, lambda x: -x, n)) == [
+                n,
+                -n,
+            ]
+        result = c.run(lambda x: x, 0)
+        assert isinstance(result, asyncio.Future), "a lone call after pairs still waits"
+        await result
+
+    asyncio.run(main())
+    assert c.batches == 61 and c.calls == 121
+
+
 def test_each_batch_is_reported_a_call_run_at_once_as_one() -> None:
     """``on_batch`` (the referee_coalesced_batch_calls metric) sees every call once."""
     sizes: list[int] = []
