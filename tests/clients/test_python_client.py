@@ -19,6 +19,7 @@ from referee.client import (
     TABLE,
     AsyncClient,
     Client,
+    Credentials,
     GameHandle,
     RefereeError,
     config,
@@ -271,6 +272,53 @@ def test_every_call_has_a_deadline() -> None:
     finally:
         flaky.release.set()
         server.stop(None)
+
+
+@pytest.mark.parametrize("max_attempts", [1, 2, None])
+def test_max_attempts_counts_every_attempt(max_attempts: int | None) -> None:
+    """1: no retry; the default: 5 attempts (docs/clients.md)."""
+    flaky = _Flaky(grpc.StatusCode.UNAVAILABLE, failures=10)
+    server, address = _serve(flaky)
+    kwargs = {} if max_attempts is None else {"max_attempts": max_attempts}
+    try:
+        with Client(address, **kwargs) as c, pytest.raises(RefereeError) as info:
+            c.list_games()
+        assert info.value.code == grpc.StatusCode.UNAVAILABLE
+        assert flaky.calls == (max_attempts or 5)
+    finally:
+        server.stop(None)
+
+
+def test_max_attempts_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        Client("127.0.0.1:1", max_attempts=0)
+
+
+def test_a_channel_given_to_the_client_stays_open_after_it(server: ServerThread) -> None:
+    with grpc.insecure_channel(server.address) as channel:
+        with Client(channel=channel) as c:
+            assert c.list_games()
+        with Client(channel=channel) as c:
+            assert c.list_games(), "closing the first client closed the caller's channel"
+
+
+def test_credentials_fill_in_only_what_is_missing() -> None:
+    creds = Credentials((b"s0", b"s1"), b"tb")
+    own = common_pb2.Viewer(seat=1, credential=b"mine")
+    assert creds.viewer(own).credential == b"mine"
+    assert creds.viewer(common_pb2.Viewer(seat=1)).credential == b"s1"
+    assert creds.viewer(common_pb2.Viewer(seat=5)).credential == b""
+    for other in (
+        common_pb2.Viewer(spectator="ann"),
+        common_pb2.Viewer(public=common_pb2.PublicViewer()),
+    ):
+        assert creds.viewer(other) == other and not creds.viewer(other).credential
+    assert creds.actor(common_pb2.Actor(seat=0, credential=b"mine")).credential == b"mine"
+    assert creds.actor(common_pb2.Actor(seat=0)).credential == b"s0"
+    assert creds.actor(common_pb2.Actor(table=common_pb2.TableActor())).credential == b"tb"
+    assert creds.actor(common_pb2.Actor(spectator="ann")).credential == b""
+    assert creds.only_seat(1) == Credentials((b"", b"s1"))
+    assert not Credentials() and Credentials(table=b"t")
 
 
 def test_no_server_is_unavailable() -> None:
