@@ -17,6 +17,7 @@ from referee.client import Client, config, seat
 from referee.tabletop import (
     RANKS,
     SUITS,
+    GameError,
     Human,
     Quit,
     action_text,
@@ -391,3 +392,54 @@ def test_the_docs_show_the_table_and_menu_play_prints(client: Client) -> None:
     assert SEED_KING.hex().startswith(re.findall(r"`([0-9a-f]{8})…`", docs)[0])
     shown = _play(client, "q\n")
     assert sample in shown.replace("(q to quit): q\n", "(q to quit):\n")
+
+
+class _Lying:
+    """A client whose end-of-game answers are altered: the revealed seed or Replay's
+    final hash. ``referee play`` and ``referee demo`` must not say the game checks out."""
+
+    def __init__(self, client: Client, seed: bytes | None = None, replay_hash: bytes = b"") -> None:
+        self._client, self._seed, self._replay_hash = client, seed, replay_hash
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+    def view(self, *args: object, **kwargs: object) -> referee_pb2.ViewStateResponse:
+        reply = self._client.view(*args, **kwargs)  # type: ignore[arg-type]
+        if self._seed is not None and reply.view.seed:
+            reply.view.seed = self._seed
+        return reply
+
+    def replay(self, *args: object, **kwargs: object) -> referee_pb2.ReplayResponse:
+        reply = self._client.replay(*args, **kwargs)  # type: ignore[arg-type]
+        if self._replay_hash:
+            reply.final_hash = self._replay_hash
+        return reply
+
+
+@pytest.mark.parametrize(
+    ("lie", "message"),
+    [
+        ({"seed": bytes(32)}, "does not match the commitment"),
+        ({"seed": b""}, "does not match the commitment"),
+        ({"replay_hash": bytes(32)}, "another final state"),
+    ],
+)
+def test_a_seed_or_replay_that_does_not_check_out_is_a_game_error(
+    client: Client, lie: dict[str, bytes], message: str
+) -> None:
+    out = io.StringIO()
+    with pytest.raises(GameError, match=message):
+        run_game(
+            _Lying(client, **lie),  # type: ignore[arg-type]
+            config("ecarte"),
+            seed=SEED_KING,
+            bot_for=lambda s: FirstBot(),
+            out=out,
+        )
+    assert "final hash" not in out.getvalue()
+    assert ("seed revealed" in out.getvalue()) is ("replay_hash" in lie)
+    # The honest client's game checks out.
+    out = io.StringIO()
+    run_game(client, config("ecarte"), seed=SEED_KING, bot_for=lambda s: FirstBot(), out=out)
+    assert out.getvalue().splitlines()[-1].endswith("matches")
