@@ -332,6 +332,16 @@ def test_the_holder_of_the_king_may_let_the_seat_on_turn_play(client: Client) ->
     assert "let seat" not in after
 
 
+def test_answers_that_are_not_a_choice_ask_again(client: Client) -> None:
+    """Words, 0, a number past the menu and an empty line are not choices: the menu
+    asks again, and nothing is played until a choice is made."""
+    text = _play(client, "announce\n0\n3\n\n-1\n2\nq\n")
+    for wrong in ("announce", "0", "3", "", "-1"):
+        assert f"Choose 1-2 (q to quit): {wrong}\n  {wrong!r} is not a choice\n" in text
+    assert text.count("Choose 1-2 (q to quit): ") == 6
+    assert "Choose 1-2 (q to quit): 2\n  proposed: seat 1\n" in text
+
+
 def test_the_holder_of_the_king_may_announce_out_of_turn(client: Client) -> None:
     text = _play(client, "1\nq\n")
     assert "   1. announce king\n   2. let seat 1 play\n" in text
