@@ -166,3 +166,14 @@ def test_the_docs_asyncio_example_runs(server: ServerThread) -> None:
 def test_made_outside_an_event_loop_it_says_where_to_make_it() -> None:
     with pytest.raises(RuntimeError, match="inside the event loop that uses it"):
         AsyncClient("127.0.0.1:1")
+
+
+def test_a_channel_given_to_the_client_stays_open_after_it(server: ServerThread) -> None:
+    async def body() -> None:
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            async with AsyncClient(channel=channel) as c:
+                assert await c.list_games()
+            async with AsyncClient(channel=channel) as c:
+                assert await c.list_games(), "closing the first client closed the caller's channel"
+
+    run(body)
