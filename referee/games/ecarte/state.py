@@ -258,14 +258,6 @@ class EcarteState:
         done = sum(self.games_won)
         return done - 1 if self.phase is Phase.MATCH_OVER else done
 
-    @property
-    def elder(self) -> int:
-        return ROLES[self.config.seats][self.dealer][0]
-
-    @property
-    def responder(self) -> int:
-        return ROLES[self.config.seats][self.dealer][1]
-
 
 ROLES: Final[dict[int, tuple[tuple[int, int], ...]]] = {
     2: ((1, 0), (0, 1)),
