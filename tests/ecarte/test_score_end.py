@@ -9,7 +9,7 @@ each played out with the first legal card:
 
 from __future__ import annotations
 
-from referee.games.base import Actor
+from referee.games.base import PUBLIC_VIEWER, Actor
 from referee.games.ecarte import RULES
 from referee.games.ecarte import violations as V
 from referee.games.ecarte.state import (
@@ -168,9 +168,14 @@ def test_E_END_2_match_of_several_games_scores_restart() -> None:
     assert after.points in ((0, 0), (0, 1))  # (0, 1) if the new deal turns a king
     assert any(isinstance(e, GameWon) and e.points == (7, 3) for e in events)
     assert not any(isinstance(e, MatchWon) for e in events)
+    # Games are numbered from 0: the first was game 0, the deal after it is game 1's.
+    assert next(e for e in events if isinstance(e, GameWon)).game == 0 and after.game == 1
     s = deal(VOLE_D, config=cfg, points=(4, 3), games_won=(1, 1), number=4)
     after, events = play_out(s)
     assert after.phase is Phase.MATCH_OVER and after.games_won == (2, 1)
+    # Once the match is over, the game is the last one played (the third: 2).
+    assert next(e for e in events if isinstance(e, GameWon)).game == 2
+    assert after.game == 2 and RULES.view(after, PUBLIC_VIEWER).game == 2
     assert next(e for e in events if isinstance(e, MatchWon)).seat == DEALER
 
 

@@ -33,7 +33,6 @@ DEFAULT_WAGER_LIMIT: Final = 100
 MAX_WAGER_LIMIT: Final = 1_000_000
 MAX_SPECTATOR_ID: Final = 128  # as referee.codec.common.MAX_SPECTATOR_ID_LENGTH
 HAND_SIZE: Final = 5
-TRICKS_PER_DEAL: Final = 5
 STOCK_SIZE: Final = 21
 # Shuffle 0xFFFFFFFF is the cut pack (SHUF-4): deals stop one short of it.
 MAX_DEAL: Final = 0xFFFFFFFE
