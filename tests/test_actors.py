@@ -38,7 +38,10 @@ def test_seat_actors_and_viewers_carry_their_seat(seat: int) -> None:
     actor, viewer = Actor.of_seat(seat), Viewer.of_seat(seat)
     assert (actor.kind, actor.seat, actor.spectator) == (ActorKind.SEAT, seat, "")
     assert (viewer.kind, viewer.seat, viewer.spectator) == (ViewerKind.SEAT, seat, "")
-    assert actor is Actor.of_seat(seat) if 0 <= seat < 16 else actor == Actor.of_seat(seat)
+    if 0 <= seat < 16:  # the seats of any table: one shared instance each
+        assert actor is Actor.of_seat(seat) and viewer is Viewer.of_seat(seat)
+    else:
+        assert actor == Actor.of_seat(seat) and viewer == Viewer.of_seat(seat)
 
 
 def test_spectators_have_no_seat() -> None:
