@@ -308,6 +308,7 @@ def test_credentials_fill_in_only_what_is_missing() -> None:
     assert creds.viewer(own).credential == b"mine"
     assert creds.viewer(common_pb2.Viewer(seat=1)).credential == b"s1"
     assert creds.viewer(common_pb2.Viewer(seat=5)).credential == b""
+    assert creds.viewer(common_pb2.Viewer(seat=2)).credential == b""  # one past the table
     for other in (
         common_pb2.Viewer(spectator="ann"),
         common_pb2.Viewer(public=common_pb2.PublicViewer()),
@@ -319,6 +320,61 @@ def test_credentials_fill_in_only_what_is_missing() -> None:
     assert creds.actor(common_pb2.Actor(spectator="ann")).credential == b""
     assert creds.only_seat(1) == Credentials((b"", b"s1"))
     assert not Credentials() and Credentials(table=b"t")
+
+
+class _Recording(referee_pb2_grpc.RefereeServiceServicer):
+    """ListGames answers and keeps each call's metadata."""
+
+    def __init__(self) -> None:
+        self.metadata: list[dict[str, str]] = []
+
+    def ListGames(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.metadata.append({k: str(v) for k, v in context.invocation_metadata()})
+        return referee_pb2.ListGamesResponse(server_version="recording")
+
+
+def test_the_clients_metadata_goes_with_every_call() -> None:
+    """``metadata`` (e.g. a bearer token) is sent on every call of both clients."""
+    recording = _Recording()
+    server, address = _serve(recording)
+    token = ("authorization", "Bearer abc")
+
+    async def in_a_loop() -> None:
+        async with AsyncClient(address, metadata=[token]) as c:
+            await c.list_games()
+
+    try:
+        with Client(address, metadata=[token, ("x-request-id", "r1")]) as c:
+            c.list_games()
+        asyncio.run(in_a_loop())
+        with Client(address) as c:
+            c.list_games()
+    finally:
+        server.stop(None)
+    first, second, third = recording.metadata
+    assert first["authorization"] == "Bearer abc" and first["x-request-id"] == "r1"
+    assert second["authorization"] == "Bearer abc"
+    assert "authorization" not in third
+
+
+def test_the_async_clients_calls_have_a_deadline() -> None:
+    flaky = _Flaky(grpc.StatusCode.OK, failures=0)
+    server, address = _serve(flaky)
+
+    async def in_a_loop() -> None:
+        async with AsyncClient(address, timeout=0.3) as c:
+            with pytest.raises(RefereeError) as info:
+                await c.new_game(config("earl_of_coventry"))
+            assert info.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+            with pytest.raises(RefereeError) as info:  # a call's own timeout
+                await c.new_game(config("earl_of_coventry"), timeout=0.2)
+            assert info.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+
+    try:
+        asyncio.run(in_a_loop())
+    finally:
+        flaky.release.set()
+        server.stop(None)
 
 
 def test_no_server_is_unavailable() -> None:
