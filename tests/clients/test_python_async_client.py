@@ -86,6 +86,11 @@ def test_every_rpc(server: ServerThread) -> None:
             assert replay.final_hash == end.state_hash
             report = verify.verify(replay.log, final_hash=end.state_hash)
             assert report.ok, report.lines
+            assert not any(step.events for step in replay.steps)
+            plain = await c.replay(cfg, SEED, [actions[0], *played])
+            assert not plain.HasField("log") and not any(step.events for step in plain.steps)
+            events = await c.replay(cfg, SEED, [actions[0], *played], include_events=True)
+            assert any(step.events for step in events.steps)
 
     run(body)
 

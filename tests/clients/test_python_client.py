@@ -109,7 +109,11 @@ def test_replay_returns_the_game_log_referee_verify_checks(client: Client) -> No
     assert len(replay.log.entries) == len(played)
     assert replay.log.final_hash == replay.final_hash == game.state_hash
     assert verify(replay.log).ok, verify(replay.log)
-    assert not client.replay(cfg, SEED, played).HasField("log")
+    plain = client.replay(cfg, SEED, played)
+    assert not plain.HasField("log")
+    # Events are asked for, not sent by default.
+    assert not any(step.events for step in plain.steps)
+    assert any(step.events for step in client.replay(cfg, SEED, played, include_events=True).steps)
 
 
 def test_answers_over_grpcs_4_mib_default_are_received(client: Client) -> None:
@@ -189,6 +193,9 @@ def test_bots_and_table_policy_are_generic() -> None:
 
     actions = [earl("next_round"), earl("end_session")]
     assert [action_kind(a) for a in actions] == ["next_round", "end_session"]
+    # By default the table deals one round, then ends when it may.
+    assert action_kind(TablePolicy().choose(actions)) == "end_session"
+    assert action_kind(TablePolicy().choose(actions[:1])) == "next_round"
     policy = TablePolicy(rounds=2)
     assert action_kind(policy.choose(actions)) == "next_round"
     assert action_kind(policy.choose(actions)) == "end_session"
