@@ -23,6 +23,7 @@ HUGE_REPEATED_MESSAGES = 5_000  # entries of a huge repeated message field
 HUGE_BYTES = 2 * 1024 * 1024  # a huge bytes field (under the 16 MiB limit)
 HUGE_REPEATED_BYTES = 4 * 1024 * 1024  # the most a huge repeated message field holds
 HUGE_TEXT = 300_000  # characters of a huge string (at most 4 bytes each)
+COPIES_BYTES = 16 * 1024 * 1024  # the most a mutation's copies of a field hold
 
 _RANGES = {
     F.TYPE_INT32: (-(2**31), 2**31 - 1),
@@ -268,6 +269,15 @@ def mutate_scalar(value: Any, field: FieldDescriptor, draw: Draw) -> Any:
     return _mutate_int(value, t, draw)
 
 
+def _entry_size(value: Any) -> int:
+    """About the bytes an entry of a repeated field takes on the wire."""
+    if isinstance(value, bytes | str):
+        return len(value)
+    if isinstance(value, Message):
+        return value.ByteSize()
+    return 8
+
+
 def mutate_site(site: Site, draw: Draw) -> None:
     msg, f, index = site.msg, site.field, site.index
     if f.is_repeated:
@@ -294,8 +304,12 @@ def mutate_site(site: Site, draw: Draw) -> None:
             items[i], items[j] = items[j], items[i]
         elif n and op == 3:  # truncate
             items = items[: draw(st.integers(0, n - 1))]
-        elif n and op == 4:  # many copies (huge, within the size limit)
-            items = items * draw(st.integers(2, 2000))
+        elif n and op == 4:  # many copies: up to 2,000 times, to at most 200,000
+            # entries and 16 MiB (else a field holding a huge entry, or multiplied by an
+            # earlier mutation, is multiplied past the test client's memory)
+            size = sum(_entry_size(x) for x in items)
+            most = min(2000, HUGE_REPEATED_SCALARS // n, COPIES_BYTES // max(1, size))
+            items = items * draw(st.integers(2, max(2, most)))
         elif op == 5:
             items = []
         else:
