@@ -25,6 +25,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("referee")
+# The same, randomized: new examples on every run, for long runs by hand
+# (`--hypothesis-profile=explore --hypothesis-seed=N`, docs/reliability.md).
+settings.register_profile("explore", settings.get_profile("referee"), derandomize=False)
 
 
 def repository_root() -> Path:

@@ -29,7 +29,7 @@ from referee.games.ecarte.validation import validate
 from referee.v1 import referee_pb2
 from tests.ecarte.helpers import key, listed
 
-PROPERTY = settings(max_examples=40, deadline=None, derandomize=True)
+PROPERTY = settings(max_examples=40)  # derandomized by the project profile (tests/conftest.py)
 SPECTATORS = ("ann", "bob")
 
 configs = st.builds(
