@@ -278,6 +278,13 @@ def _entry_size(value: Any) -> int:
     return 8
 
 
+def most_copies(items: list[Any]) -> int:
+    """The most copies a mutation makes of a repeated field's ``items`` (not empty): up
+    to 2,000, to at most 200,000 entries and 16 MiB; at least 2."""
+    size = sum(_entry_size(x) for x in items)
+    return max(2, min(2000, HUGE_REPEATED_SCALARS // len(items), COPIES_BYTES // max(1, size)))
+
+
 def mutate_site(site: Site, draw: Draw) -> None:
     msg, f, index = site.msg, site.field, site.index
     if f.is_repeated:
@@ -307,9 +314,7 @@ def mutate_site(site: Site, draw: Draw) -> None:
         elif n and op == 4:  # many copies: up to 2,000 times, to at most 200,000
             # entries and 16 MiB (else a field holding a huge entry, or multiplied by an
             # earlier mutation, is multiplied past the test client's memory)
-            size = sum(_entry_size(x) for x in items)
-            most = min(2000, HUGE_REPEATED_SCALARS // n, COPIES_BYTES // max(1, size))
-            items = items * draw(st.integers(2, max(2, most)))
+            items = items * draw(st.integers(2, most_copies(items)))
         elif op == 5:
             items = []
         else:
