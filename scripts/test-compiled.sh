@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The tests of the rules, the codecs, trust, the service and its reliability (the
-# fuzzers against a live server included), the log pipeline, a call's bookkeeping and
-# the engines, run against the compiled build
+# The tests of the rules (the differential tests against independent models too), the
+# codecs, trust, the service and its reliability (the fuzzers against a live server
+# included), the log pipeline, a call's bookkeeping and the engines, run against the
+# compiled build
 # (REFEREE_COMPILE=1: mypyc, what the container ships; see setup.py); the service, trust
 # and engine tests a second time on the other engine; bench/service.py's servers once.
 #
@@ -24,7 +25,7 @@ engine=${REFEREE_TEST_ENGINE:-asyncio}
 other=$([ "$engine" = threads ] && echo asyncio || echo threads)
 PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$engine" \
   "${PYTHON:-python}" -m pytest -p no:cacheprovider \
-  tests/earl_of_coventry tests/ecarte tests/trust tests/service tests/reliability \
+  tests/earl_of_coventry tests/ecarte tests/differential tests/trust tests/service tests/reliability \
   tests/test_cards_shuffle.py tests/test_scenarios.py tests/test_codec_wire.py \
   tests/test_codec_cache.py tests/test_hot_objects.py tests/test_logs.py tests/test_calls.py \
   tests/test_options.py tests/test_enums.py tests/test_codec_common.py \

@@ -10,6 +10,7 @@ import pytest
 
 from referee.cards import RANK_LABELS
 from referee.games.base import Verdict
+from referee.games.earl_of_coventry.calls import normalise
 from referee.games.earl_of_coventry.state import (
     CardPlayed,
     CoupletBotched,
@@ -276,6 +277,24 @@ def test_C_CHANT_2_unicode_letters_and_digits_are_kept() -> None:
     )
     assert said_ok(state, 3, "QS", "x")  # superscript two is not a decimal digit
     assert not said_ok(state, 3, "QS", "x2")
+
+
+def test_C_CHANT_2_lower_cases_as_python_does_in_every_build() -> None:
+    """C-CHANT-2: "letters lower-cased" is Python's str.lower(), with Unicode's
+    Final_Sigma: a capital sigma ending a word reads as the final sigma. The compiled
+    build's own lower() (mypyc) gave a plain sigma there, so "ΣΑΣ" in a template did
+    not match "σας" said (found by the differential test run on the compiled build)."""
+    assert normalise("\u03a3\u0391\u03a3") == "\u03c3\u03b1\u03c2"  # ΣΑΣ: σας
+    assert (
+        normalise("Stra\u00dfe \u039f\u03a3\u039f\u03a3 x")
+        == "stra\u00dfe \u03bf\u03c3\u03bf\u03c2 x"
+    )
+    templates = ("{rank} \u03a3\u0391\u03a3", "{rank}", "{rank}", "{rank}")
+    config = EarlConfig(seats=4, call_style=CallStyle.CUSTOM, couplet_templates=templates)
+    state = lead_state(config)
+    assert said_ok(state, 0, "QC", "queen \u03c3\u03b1\u03c2")
+    assert said_ok(state, 0, "QC", "QUEEN \u03a3\u0391\u03a3")
+    assert not said_ok(state, 0, "QC", "queen \u03c3\u03b1\u03c3")  # not a final sigma
 
 
 def test_C_CHANT_2_control_separators_are_not_white_space() -> None:

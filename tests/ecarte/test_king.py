@@ -107,6 +107,16 @@ def test_E_KING_3_announced_king_may_not_be_discarded() -> None:
     ok(s, discard(DEALER, "QC JC"))
 
 
+def test_E_KING_3_binds_the_announcer_only() -> None:
+    """E-KING-3 / D-6: the elder naming the king the dealer announced does not hold it:
+    that is E-CARD alone, not a discard of the announced king (found by the differential
+    test, tests/differential)."""
+    s = ok(fresh(), announce(DEALER)).state
+    s = ok(ok(s, propose(ELDER)).state, accept(DEALER)).state
+    assert rejected(s, discard(ELDER, "KC")) == [V.CARD_NOT_IN_HAND]
+    assert rule_ids(s, discard(ELDER, "KC 7D")) == ["E-CARD"]
+
+
 def test_E_KING_3_an_unannounced_king_may_be_discarded() -> None:
     """E-KING-3 applies to an announced king only; discarding loses the right."""
     s = ok(fresh(Phase.ELDER_DISCARD), discard(ELDER, "7D")).state

@@ -771,7 +771,9 @@ class EcarteRules:
 
     def _discard_violations(self, state: EcarteState, seat: int, mask: int) -> list[Violation]:
         out: list[Violation] = []
-        if state.king_announced >= 0 and mask & CARD_BIT[KINGS[state.trump]]:
+        # E-KING-3 binds the king's holder, its announcer: another seat naming that king
+        # does not hold it, which is E-CARD alone (D-6).
+        if state.king_announced == seat and mask & CARD_BIT[KINGS[state.trump]]:
             out.append(
                 Violation(
                     V.ANNOUNCED_KING_DISCARDED,

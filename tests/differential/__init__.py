@@ -1,0 +1,1 @@
+"""Differential tests: each game against an independent model written from its rulebook."""
