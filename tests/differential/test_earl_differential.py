@@ -58,7 +58,7 @@ from hypothesis import strategies as st
 
 from referee.games.base import PUBLIC_VIEWER, Actor, ActorKind, Outcome, Verdict, Viewer
 from referee.games.earl_of_coventry import RULES
-from referee.games.earl_of_coventry.calls import CallStyle
+from referee.games.earl_of_coventry.calls import CallStyle, normalise
 from referee.games.earl_of_coventry.state import (
     NO_RANK,
     NO_SEAT,
@@ -782,6 +782,29 @@ def test_model_normalisation_examples() -> None:
     assert m.normalise("a\x1cb") == "ab"  # U+001C is not White_Space (docs)
     assert m.normalise("x\u00b9") == "x"  # a superscript is no Nd digit (docs)
     assert m.normalise("'there is") == "'there is"  # the apostrophe belongs to its word
+
+
+# Text for C-CHANT-2: any Unicode, or the characters its steps treat specially (cases
+# with context, typographic apostrophes, white space and near misses, "there is").
+_TRICKY = (
+    list("ΣΑΣσςΌΟİIıßẞǅ'’‘ʼ‛＇ -!.,\t\n")
+    + list(m.WHITE_SPACE)
+    + ["\x1c", "\x1f", "\u200b", "\u00b2", "\u0663", "\uff11", "\u0307"]
+    + ["there", "There", "is", "IS", "Σ", "'s"]
+)
+_CALL_TEXT = st.one_of(
+    st.text(max_size=30),
+    st.lists(st.sampled_from(_TRICKY), max_size=16).map("".join),
+)
+
+
+@settings(max_examples=400)
+@given(_CALL_TEXT)
+def test_normalisation_agrees_with_the_model(text: str) -> None:
+    """C-CHANT-2 on any text: the engine's normal form is the model's. Run against the
+    compiled build too (scripts/test-compiled.sh), where a string method compiled by
+    mypyc once lower-cased a final capital sigma unlike Python (docs/reliability.md)."""
+    assert normalise(text) == m.normalise(text), repr(text)
 
 
 # ---------------------------------------------------------------- tie-break rounds of many seats
