@@ -450,8 +450,10 @@ type Penalty struct {
 	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// Counters or chips actually moved (0 when the seat had none left).
 	Amount uint64 `protobuf:"varint,2,opt,name=amount,proto3" json:"amount,omitempty"`
-	// The violation code the penalty punishes.
-	Code   string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// The violation code the penalty punishes (the rule it broke is that
+	// violation's rule_id).
+	Code string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
 	RuleId string `protobuf:"bytes,4,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
 }
 

@@ -2268,10 +2268,11 @@ type EarlOfCoventryView struct {
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
-	Config      *EarlOfCoventryConfig     `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
-	Phase       EarlOfCoventryPhase       `protobuf:"varint,2,opt,name=phase,proto3,enum=referee.v1.EarlOfCoventryPhase" json:"phase,omitempty"`
-	Round       uint32                    `protobuf:"varint,3,opt,name=round,proto3" json:"round,omitempty"`
-	Dealer      uint32                    `protobuf:"varint,4,opt,name=dealer,proto3" json:"dealer,omitempty"`
+	Config *EarlOfCoventryConfig `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
+	Phase  EarlOfCoventryPhase   `protobuf:"varint,2,opt,name=phase,proto3,enum=referee.v1.EarlOfCoventryPhase" json:"phase,omitempty"`
+	Round  uint32                `protobuf:"varint,3,opt,name=round,proto3" json:"round,omitempty"`
+	Dealer uint32                `protobuf:"varint,4,opt,name=dealer,proto3" json:"dealer,omitempty"`
+	// The seat to act while PLAYING, as in EarlOfCoventryState.
 	Turn        uint32                    `protobuf:"varint,5,opt,name=turn,proto3" json:"turn,omitempty"`
 	CurrentRank Rank                      `protobuf:"varint,6,opt,name=current_rank,json=currentRank,proto3,enum=referee.v1.Rank" json:"current_rank,omitempty"`
 	RunLength   uint32                    `protobuf:"varint,7,opt,name=run_length,json=runLength,proto3" json:"run_length,omitempty"`

@@ -568,7 +568,8 @@ type EcarteState struct {
 	Deal uint32 `protobuf:"varint,3,opt,name=deal,proto3" json:"deal,omitempty"`
 	// The seat that dealt the current deal.
 	Dealer uint32 `protobuf:"varint,4,opt,name=dealer,proto3" json:"dealer,omitempty"`
-	// The seat to act (announcing the king aside, E-KING-1).
+	// The seat to act (announcing the king aside, E-KING-1). Once the match is
+	// over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
 	Turn  uint32        `protobuf:"varint,5,opt,name=turn,proto3" json:"turn,omitempty"`
 	Seats []*EcarteSeat `protobuf:"bytes,6,rep,name=seats,proto3" json:"seats,omitempty"`
 	// The turned-up card, as a card code (see Card) (E-DEAL-3).
@@ -2858,13 +2859,14 @@ type EcarteView struct {
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
-	Config        *EcarteConfig      `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
-	Phase         EcartePhase        `protobuf:"varint,2,opt,name=phase,proto3,enum=referee.v1.EcartePhase" json:"phase,omitempty"`
-	Deal          uint32             `protobuf:"varint,3,opt,name=deal,proto3" json:"deal,omitempty"`
-	Game          uint32             `protobuf:"varint,4,opt,name=game,proto3" json:"game,omitempty"`
-	Dealer        uint32             `protobuf:"varint,5,opt,name=dealer,proto3" json:"dealer,omitempty"`
-	Elder         uint32             `protobuf:"varint,6,opt,name=elder,proto3" json:"elder,omitempty"`
-	Responder     uint32             `protobuf:"varint,7,opt,name=responder,proto3" json:"responder,omitempty"`
+	Config    *EcarteConfig `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
+	Phase     EcartePhase   `protobuf:"varint,2,opt,name=phase,proto3,enum=referee.v1.EcartePhase" json:"phase,omitempty"`
+	Deal      uint32        `protobuf:"varint,3,opt,name=deal,proto3" json:"deal,omitempty"`
+	Game      uint32        `protobuf:"varint,4,opt,name=game,proto3" json:"game,omitempty"`
+	Dealer    uint32        `protobuf:"varint,5,opt,name=dealer,proto3" json:"dealer,omitempty"`
+	Elder     uint32        `protobuf:"varint,6,opt,name=elder,proto3" json:"elder,omitempty"`
+	Responder uint32        `protobuf:"varint,7,opt,name=responder,proto3" json:"responder,omitempty"`
+	// The seat to act, as in EcarteState (nobody once the match is over).
 	Turn          uint32             `protobuf:"varint,8,opt,name=turn,proto3" json:"turn,omitempty"`
 	TurnUp        *Card              `protobuf:"bytes,9,opt,name=turn_up,json=turnUp,proto3" json:"turn_up,omitempty"`
 	Trump         Suit               `protobuf:"varint,10,opt,name=trump,proto3,enum=referee.v1.Suit" json:"trump,omitempty"`

@@ -199,13 +199,16 @@ export type Penalty = Message<"referee.v1.Penalty"> & {
   amount: bigint;
 
   /**
-   * The violation code the penalty punishes.
+   * The violation code the penalty punishes (the rule it broke is that
+   * violation's rule_id).
    *
    * @generated from field: string code = 3;
    */
   code: string;
 
   /**
+   * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+   *
    * @generated from field: string rule_id = 4;
    */
   ruleId: string;

@@ -1003,6 +1003,8 @@ export type EarlOfCoventryView = Message<"referee.v1.EarlOfCoventryView"> & {
   dealer: number;
 
   /**
+   * The seat to act while PLAYING, as in EarlOfCoventryState.
+   *
    * @generated from field: uint32 turn = 5;
    */
   turn: number;

@@ -246,7 +246,8 @@ export type EcarteState = Message<"referee.v1.EcarteState"> & {
   dealer: number;
 
   /**
-   * The seat to act (announcing the king aside, E-KING-1).
+   * The seat to act (announcing the king aside, E-KING-1). Once the match is
+   * over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
    *
    * @generated from field: uint32 turn = 5;
    */
@@ -1336,6 +1337,8 @@ export type EcarteView = Message<"referee.v1.EcarteView"> & {
   responder: number;
 
   /**
+   * The seat to act, as in EcarteState (nobody once the match is over).
+   *
    * @generated from field: uint32 turn = 8;
    */
   turn: number;

@@ -4472,7 +4472,8 @@ public final class Common {
 
     /**
      * <pre>
-     * The violation code the penalty punishes.
+     * The violation code the penalty punishes (the rule it broke is that
+     * violation's rule_id).
      * </pre>
      *
      * <code>string code = 3;</code>
@@ -4481,7 +4482,8 @@ public final class Common {
     java.lang.String getCode();
     /**
      * <pre>
-     * The violation code the penalty punishes.
+     * The violation code the penalty punishes (the rule it broke is that
+     * violation's rule_id).
      * </pre>
      *
      * <code>string code = 3;</code>
@@ -4491,11 +4493,19 @@ public final class Common {
         getCodeBytes();
 
     /**
+     * <pre>
+     * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+     * </pre>
+     *
      * <code>string rule_id = 4;</code>
      * @return The ruleId.
      */
     java.lang.String getRuleId();
     /**
+     * <pre>
+     * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+     * </pre>
+     *
      * <code>string rule_id = 4;</code>
      * @return The bytes for ruleId.
      */
@@ -4579,7 +4589,8 @@ public final class Common {
     private volatile java.lang.Object code_ = "";
     /**
      * <pre>
-     * The violation code the penalty punishes.
+     * The violation code the penalty punishes (the rule it broke is that
+     * violation's rule_id).
      * </pre>
      *
      * <code>string code = 3;</code>
@@ -4600,7 +4611,8 @@ public final class Common {
     }
     /**
      * <pre>
-     * The violation code the penalty punishes.
+     * The violation code the penalty punishes (the rule it broke is that
+     * violation's rule_id).
      * </pre>
      *
      * <code>string code = 3;</code>
@@ -4625,6 +4637,10 @@ public final class Common {
     @SuppressWarnings("serial")
     private volatile java.lang.Object ruleId_ = "";
     /**
+     * <pre>
+     * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+     * </pre>
+     *
      * <code>string rule_id = 4;</code>
      * @return The ruleId.
      */
@@ -4642,6 +4658,10 @@ public final class Common {
       }
     }
     /**
+     * <pre>
+     * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+     * </pre>
+     *
      * <code>string rule_id = 4;</code>
      * @return The bytes for ruleId.
      */
@@ -5138,7 +5158,8 @@ public final class Common {
       private java.lang.Object code_ = "";
       /**
        * <pre>
-       * The violation code the penalty punishes.
+       * The violation code the penalty punishes (the rule it broke is that
+       * violation's rule_id).
        * </pre>
        *
        * <code>string code = 3;</code>
@@ -5158,7 +5179,8 @@ public final class Common {
       }
       /**
        * <pre>
-       * The violation code the penalty punishes.
+       * The violation code the penalty punishes (the rule it broke is that
+       * violation's rule_id).
        * </pre>
        *
        * <code>string code = 3;</code>
@@ -5179,7 +5201,8 @@ public final class Common {
       }
       /**
        * <pre>
-       * The violation code the penalty punishes.
+       * The violation code the penalty punishes (the rule it broke is that
+       * violation's rule_id).
        * </pre>
        *
        * <code>string code = 3;</code>
@@ -5196,7 +5219,8 @@ public final class Common {
       }
       /**
        * <pre>
-       * The violation code the penalty punishes.
+       * The violation code the penalty punishes (the rule it broke is that
+       * violation's rule_id).
        * </pre>
        *
        * <code>string code = 3;</code>
@@ -5210,7 +5234,8 @@ public final class Common {
       }
       /**
        * <pre>
-       * The violation code the penalty punishes.
+       * The violation code the penalty punishes (the rule it broke is that
+       * violation's rule_id).
        * </pre>
        *
        * <code>string code = 3;</code>
@@ -5229,6 +5254,10 @@ public final class Common {
 
       private java.lang.Object ruleId_ = "";
       /**
+       * <pre>
+       * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+       * </pre>
+       *
        * <code>string rule_id = 4;</code>
        * @return The ruleId.
        */
@@ -5245,6 +5274,10 @@ public final class Common {
         }
       }
       /**
+       * <pre>
+       * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+       * </pre>
+       *
        * <code>string rule_id = 4;</code>
        * @return The bytes for ruleId.
        */
@@ -5262,6 +5295,10 @@ public final class Common {
         }
       }
       /**
+       * <pre>
+       * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+       * </pre>
+       *
        * <code>string rule_id = 4;</code>
        * @param value The ruleId to set.
        * @return This builder for chaining.
@@ -5275,6 +5312,10 @@ public final class Common {
         return this;
       }
       /**
+       * <pre>
+       * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+       * </pre>
+       *
        * <code>string rule_id = 4;</code>
        * @return This builder for chaining.
        */
@@ -5285,6 +5326,10 @@ public final class Common {
         return this;
       }
       /**
+       * <pre>
+       * The rule that imposes the penalty: C-VAR-4 (Penalty Earl).
+       * </pre>
+       *
        * <code>string rule_id = 4;</code>
        * @param value The bytes for ruleId to set.
        * @return This builder for chaining.

@@ -26216,6 +26216,10 @@ public final class EarlOfCoventry {
     int getDealer();
 
     /**
+     * <pre>
+     * The seat to act while PLAYING, as in EarlOfCoventryState.
+     * </pre>
+     *
      * <code>uint32 turn = 5;</code>
      * @return The turn.
      */
@@ -26496,6 +26500,10 @@ public final class EarlOfCoventry {
     public static final int TURN_FIELD_NUMBER = 5;
     private int turn_ = 0;
     /**
+     * <pre>
+     * The seat to act while PLAYING, as in EarlOfCoventryState.
+     * </pre>
+     *
      * <code>uint32 turn = 5;</code>
      * @return The turn.
      */
@@ -27807,6 +27815,10 @@ public final class EarlOfCoventry {
 
       private int turn_ ;
       /**
+       * <pre>
+       * The seat to act while PLAYING, as in EarlOfCoventryState.
+       * </pre>
+       *
        * <code>uint32 turn = 5;</code>
        * @return The turn.
        */
@@ -27815,6 +27827,10 @@ public final class EarlOfCoventry {
         return turn_;
       }
       /**
+       * <pre>
+       * The seat to act while PLAYING, as in EarlOfCoventryState.
+       * </pre>
+       *
        * <code>uint32 turn = 5;</code>
        * @param value The turn to set.
        * @return This builder for chaining.
@@ -27827,6 +27843,10 @@ public final class EarlOfCoventry {
         return this;
       }
       /**
+       * <pre>
+       * The seat to act while PLAYING, as in EarlOfCoventryState.
+       * </pre>
+       *
        * <code>uint32 turn = 5;</code>
        * @return This builder for chaining.
        */

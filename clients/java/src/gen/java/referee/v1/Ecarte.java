@@ -4390,7 +4390,8 @@ public final class Ecarte {
 
     /**
      * <pre>
-     * The seat to act (announcing the king aside, E-KING-1).
+     * The seat to act (announcing the king aside, E-KING-1). Once the match is
+     * over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
      * </pre>
      *
      * <code>uint32 turn = 5;</code>
@@ -4711,7 +4712,8 @@ public final class Ecarte {
     private int turn_ = 0;
     /**
      * <pre>
-     * The seat to act (announcing the king aside, E-KING-1).
+     * The seat to act (announcing the king aside, E-KING-1). Once the match is
+     * over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
      * </pre>
      *
      * <code>uint32 turn = 5;</code>
@@ -6012,7 +6014,8 @@ public final class Ecarte {
       private int turn_ ;
       /**
        * <pre>
-       * The seat to act (announcing the king aside, E-KING-1).
+       * The seat to act (announcing the king aside, E-KING-1). Once the match is
+       * over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
        * </pre>
        *
        * <code>uint32 turn = 5;</code>
@@ -6024,7 +6027,8 @@ public final class Ecarte {
       }
       /**
        * <pre>
-       * The seat to act (announcing the king aside, E-KING-1).
+       * The seat to act (announcing the king aside, E-KING-1). Once the match is
+       * over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
        * </pre>
        *
        * <code>uint32 turn = 5;</code>
@@ -6040,7 +6044,8 @@ public final class Ecarte {
       }
       /**
        * <pre>
-       * The seat to act (announcing the king aside, E-KING-1).
+       * The seat to act (announcing the king aside, E-KING-1). Once the match is
+       * over (MATCH_OVER) no seat acts and the field means nothing: look at phase.
        * </pre>
        *
        * <code>uint32 turn = 5;</code>
@@ -36024,6 +36029,10 @@ public final class Ecarte {
     int getResponder();
 
     /**
+     * <pre>
+     * The seat to act, as in EcarteState (nobody once the match is over).
+     * </pre>
+     *
      * <code>uint32 turn = 8;</code>
      * @return The turn.
      */
@@ -36370,6 +36379,10 @@ public final class Ecarte {
     public static final int TURN_FIELD_NUMBER = 8;
     private int turn_ = 0;
     /**
+     * <pre>
+     * The seat to act, as in EcarteState (nobody once the match is over).
+     * </pre>
+     *
      * <code>uint32 turn = 8;</code>
      * @return The turn.
      */
@@ -37953,6 +37966,10 @@ public final class Ecarte {
 
       private int turn_ ;
       /**
+       * <pre>
+       * The seat to act, as in EcarteState (nobody once the match is over).
+       * </pre>
+       *
        * <code>uint32 turn = 8;</code>
        * @return The turn.
        */
@@ -37961,6 +37978,10 @@ public final class Ecarte {
         return turn_;
       }
       /**
+       * <pre>
+       * The seat to act, as in EcarteState (nobody once the match is over).
+       * </pre>
+       *
        * <code>uint32 turn = 8;</code>
        * @param value The turn to set.
        * @return This builder for chaining.
@@ -37973,6 +37994,10 @@ public final class Ecarte {
         return this;
       }
       /**
+       * <pre>
+       * The seat to act, as in EcarteState (nobody once the match is over).
+       * </pre>
+       *
        * <code>uint32 turn = 8;</code>
        * @return This builder for chaining.
        */
