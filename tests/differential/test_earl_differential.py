@@ -160,8 +160,6 @@ def configs(draw: st.DrawFn) -> m.ModelConfig:
         templates = tuple(
             draw(st.lists(st.sampled_from(CUSTOM_TEMPLATE_POOL), min_size=4, max_size=4))
         )
-    scoring = draw(st.sampled_from([m.SIMPLE, m.COUNTERS, m.ELIMINATION]))
-    counters = draw(st.one_of(st.integers(1, 3), st.integers(1, 12), st.integers(1, 1_000_000)))
     return m.ModelConfig(
         seats=seats,
         first_dealer=first_dealer,
