@@ -58,27 +58,23 @@ from tests.differential.test_ecarte_differential import (
     LEGAL_WEIGHTS,
     SPECTATORS,
     actors_of,
-    choose_illegal,
-    choose_legal,
-    choose_malformed,
-    choose_on_turn,
     configs,
     normal_model,
-    probe_rate,
 )
 from tests.differential.test_ecarte_wire import (
     OUTSIDER,
+    WIRE_ONLY_RATE,
     Match,
     Wire,
     action_msg,
     actor_msg,
-    as_listed,
     check_answer,
     check_state,
     check_view,
     config_msg,
     decode_scoreboard,
     expected_scoreboard,
+    next_action,
     normal_wire,
     sha,
     short,
@@ -87,7 +83,6 @@ from tests.differential.test_ecarte_wire import (
     u32,
     viewer_msg,
     viewers_of,
-    wire_action,
     wire_only_malformed,
 )
 
@@ -508,25 +503,13 @@ def play_match(
                 break
             after_end += 1
         roll = rng.random()
-        probe = probe_rate(m)
-        msg: pb.Action | None = None
-        if roll < 0.03:
+        if roll < WIRE_ONLY_RATE:
             what, req = wire_only_malformed(rng, m)
             match.trace.append(f"(wire only) {what}")
             expect_error(match, client, what, req, m)
             continue
-        flat = [a for actor in actors_of(m) for a in model.legal_actions(m, actor)]
-        if roll < probe:
-            action = choose_on_turn(rng, m)
-        elif roll < probe + 0.12 or not flat:
-            action = choose_illegal(rng, m)
-        elif roll < probe + 0.15:
-            action = choose_malformed(rng, m)
-        else:
-            action = choose_legal(rng, flat, weights)
-            msg = as_listed(listed, action)
-        action = wire_action(rng, action)
-        m = step(match, client, m, action, msg if msg is not None else action_msg(action))
+        action, msg = next_action(rng, m, roll, weights, listed)
+        m = step(match, client, m, action, msg)
     check_view_state(match, client, m)
     check_replay(match, client, first_hash)
     return len(match.trace)

@@ -954,6 +954,35 @@ def wire_action(rng: random.Random, a: model.Action) -> model.Action:
     return a
 
 
+WIRE_ONLY_RATE = 0.03  # of the steps: a malformation only the wire can express
+
+
+def next_action(
+    rng: random.Random,
+    m: model.State,
+    roll: float,
+    weights: dict[str, int],
+    listed: dict[object, pb.Action],
+) -> tuple[model.Action, pb.Action]:
+    """The next action of a match and its message, by ``roll`` (at least
+    ``WIRE_ONLY_RATE``): an illegal one of the seat on turn near a bound, another illegal
+    or malformed one, else a legal one, sent as ``LegalActions`` listed it when it did."""
+    probe = probe_rate(m)
+    flat = [a for actor in actors_of(m) for a in model.legal_actions(m, actor)]
+    listed_msg: pb.Action | None = None
+    if roll < probe:
+        action = choose_on_turn(rng, m)
+    elif roll < probe + 0.12 or not flat:
+        action = choose_illegal(rng, m)
+    elif roll < probe + 0.15:
+        action = choose_malformed(rng, m)
+    else:
+        action = choose_legal(rng, flat, weights)
+        listed_msg = as_listed(listed, action)
+    action = wire_action(rng, action)
+    return action, listed_msg if listed_msg is not None else action_msg(action)
+
+
 def play_match(
     cfg: model.Config,
     seed: bytes,
@@ -1002,25 +1031,13 @@ def play_match(
                     break
                 after_end += 1
             roll = rng.random()
-            probe = probe_rate(m)
-            msg: pb.Action | None = None
-            if roll < 0.03:
+            if roll < WIRE_ONLY_RATE:
                 what, request = wire_only_malformed(rng, m)
                 match.trace.append(f"(wire only) {what}")
                 expect_error(match, what, request, wire, m)
                 continue
-            flat = [a for actor in actors_of(m) for a in model.legal_actions(m, actor)]
-            if roll < probe:
-                action = choose_on_turn(rng, m)
-            elif roll < probe + 0.12 or not flat:
-                action = choose_illegal(rng, m)
-            elif roll < probe + 0.15:
-                action = choose_malformed(rng, m)
-            else:
-                action = choose_legal(rng, flat, weights)
-                msg = as_listed(listed, action)
-            action = wire_action(rng, action)
-            m = step(match, wire, m, action, msg if msg is not None else action_msg(action))
+            action, msg = next_action(rng, m, roll, weights, listed)
+            m = step(match, wire, m, action, msg)
     check_view_state(match, wire, m)
     check_replay(match, wire, first_hash)
     return len(match.trace)
