@@ -33,14 +33,11 @@ docs/trust.md and docs/api.md:
 from __future__ import annotations
 
 import hashlib
-import hmac
-import os
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +50,7 @@ from referee.v1 import referee_pb2 as pb
 from tests.differential import earl_model as m
 from tests.differential import test_earl_differential as d
 from tests.differential import test_earl_wire as w
+from tests.differential import trust_format as trust
 
 STRICT_KEYS = [("strict-2026a", bytes(range(1, 33))), ("strict-2025b", bytes(range(33, 65)))]
 LENIENT_KEYS = [("lenient.k", bytes(range(65, 97)))]
@@ -68,43 +66,13 @@ MAX_STEPS = 100
 DENIED = (grpc.StatusCode.PERMISSION_DENIED, "SEAT_CREDENTIAL_INVALID")
 
 
-def u32(x: int) -> bytes:
-    return x.to_bytes(4, "big")
-
-
-def entries(entropy: list[bytes]) -> bytes:
-    return u32(len(entropy)) + b"".join(u32(len(e)) + e for e in entropy)
-
-
-def derived_seed(key: bytes, entropy: list[bytes]) -> bytes:
-    """docs/trust.md "A deal the caller cannot draw again"."""
-    root = hmac.new(key, b"referee-game-seed-v1", hashlib.sha256).digest()
-    return hmac.new(root, b"referee-game-seed-v1" + entries(entropy), hashlib.sha256).digest()
-
-
-def effective_seed(seed: bytes, entropy: list[bytes]) -> bytes:
-    """docs/trust.md "Seat entropy"."""
-    if not entropy:
-        return seed
-    return hashlib.sha256(b"referee-seed-v1" + u32(len(seed)) + seed + entries(entropy)).digest()
-
-
 def open_token(token: bytes, policy: int, key_id: str) -> tuple[bytes, bytes]:
     """docs/trust.md "Format (version 2)": the plaintext and the nonce."""
-    assert token[:3] == b"RS\x02", token[:3]
-    assert token[3] == policy, f"policy byte {token[3]}, server policy {policy}"
-    n = token[4]
-    kid = token[5 : 5 + n].decode("ascii")
-    assert kid == key_id, f"sealed under {kid!r}, not the first key {key_id!r}"
-    nonce, sealed = token[5 + n : 17 + n], token[17 + n :]
-    return AESGCM(KEYS[kid]).decrypt(nonce, sealed, token[: 5 + n]), nonce
+    return trust.open_token(token, KEYS, policy, key_id)
 
 
 def make_token(plain: bytes, policy: int, key_id: str) -> bytes:
-    kid = key_id.encode()
-    head = b"RS\x02" + bytes((policy, len(kid))) + kid
-    nonce = os.urandom(12)
-    return head + nonce + AESGCM(KEYS[key_id]).encrypt(nonce, plain, head)
+    return trust.make_token(plain, KEYS, policy, key_id)
 
 
 def refused(method: Any, request: Any, want: tuple[grpc.StatusCode, str], where: str) -> None:
@@ -213,7 +181,7 @@ def start(config: m.ModelConfig, seed_number: int, driver: int, strict: bool) ->
         assert s.seed == caller_seed, where
     elif entropy:
         key = KEYS[s.key_ids[0]]
-        assert s.seed == derived_seed(key, entropy), f"seed not derived as documented{where}"
+        assert s.seed == trust.derived_seed(key, entropy), f"seed not derived as documented{where}"
         again = w.call(referee.new_game, req)  # idempotent: the same game, a fresh token
         assert (again.state_hash, again.seat_credentials) == (
             resp.state_hash,
@@ -225,7 +193,7 @@ def start(config: m.ModelConfig, seed_number: int, driver: int, strict: bool) ->
     s.creds, s.table_cred = list(resp.seat_credentials), resp.table_credential
     assert len(s.creds) == n and all(len(c) == 16 for c in [*s.creds, s.table_cred]), where
     assert len({*s.creds, s.table_cred}) == n + 1, f"credentials repeat{where}"
-    s.model = m.EarlModel(config, effective_seed(s.seed, entropy))
+    s.model = m.EarlModel(config, trust.shuffle_seed(s.seed, entropy))
     check_state(s, where)
     events = list(resp.events)
     got = [w.event_of_pb(e) for e in events]

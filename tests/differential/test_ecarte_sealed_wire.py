@@ -32,8 +32,6 @@ AES-256-GCM(key, nonce, state, aad = everything before the nonce)``. It checks:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,7 +39,6 @@ from typing import TypeVar
 
 import grpc
 import pytest
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +49,7 @@ from referee.service import Referee
 from referee.v1 import common_pb2
 from referee.v1 import referee_pb2 as pb
 from tests.differential import ecarte_model as model
+from tests.differential import trust_format as trust
 from tests.differential.test_ecarte_differential import (
     EXCHANGE_WEIGHTS,
     EXTRA_AFTER_END,
@@ -80,14 +78,13 @@ from tests.differential.test_ecarte_wire import (
     short,
     shuffle_seed,
     trick_winners,
-    u32,
     viewer_msg,
     viewers_of,
     wire_only_malformed,
 )
 
 KEYS = [("ecarte-k1", bytes(range(7, 39))), ("old.k0", bytes(range(100, 132)))]  # [0] seals
-KEY_BY_ID = {k.encode(): v for k, v in KEYS}
+KEY_BY_ID = dict(KEYS)
 STRICT = Referee(all_codecs(), keyring=Keyring(KEYS), require_sealed=True)
 LENIENT = Referee(all_codecs(), keyring=Keyring(KEYS), require_sealed=False)
 MAX_STEPS = 90
@@ -98,22 +95,13 @@ PROBE_RATE = 0.15  # how often LegalActions, ViewState and the credential probes
 
 
 def open_token(token: bytes, strict: bool) -> bytes:
-    """Format 2, from docs/trust.md only; checks the header and returns the plaintext."""
-    assert token[:3] == b"RS\x02", token[:3]
-    assert token[3] == (1 if strict else 0), f"policy byte {token[3]}"
-    n = token[4]
-    kid = token[5 : 5 + n]
-    assert kid == KEYS[0][0].encode(), f"sealed under {kid!r}, not the first key"
-    header, nonce, body = token[: 5 + n], token[5 + n : 17 + n], token[17 + n :]
-    return AESGCM(KEY_BY_ID[kid]).decrypt(nonce, body, header)
+    """Format 2, from docs/trust.md only: the plaintext of a token this test's server sealed."""
+    return trust.open_token(token, KEY_BY_ID, 1 if strict else 0, KEYS[0][0])[0]
 
 
 def derived_seed(entropy: Sequence[bytes]) -> bytes:
     """docs/trust.md: the referee's seed of a game with entropy, under the sealing key."""
-    label = b"referee-game-seed-v1"
-    root = hmac.new(KEYS[0][1], label, hashlib.sha256).digest()
-    msg = label + u32(len(entropy)) + b"".join(u32(len(e)) + e for e in entropy)
-    return hmac.new(root, msg, hashlib.sha256).digest()
+    return trust.derived_seed(KEYS[0][1], entropy)
 
 
 # ---------------------------------------------------------------- the client side

@@ -89,6 +89,7 @@ from tests.differential.test_ecarte_differential import (
     probe_rate,
     seeds,
 )
+from tests.differential.trust_format import shuffle_seed
 
 REFEREE = Referee(all_codecs())
 COMPILED = ecarte_codec.READ_BYTES  # True in the compiled build only
@@ -658,17 +659,6 @@ def sha(data: bytes) -> bytes:
 
 def u32(n: int) -> bytes:
     return n.to_bytes(4, "big")
-
-
-def shuffle_seed(seed: bytes, entropy: Sequence[bytes]) -> bytes:
-    """docs/api.md "Seeds": the seed the shuffles use. The plain seed without entropy;
-    with it SHA-256("referee-seed-v1" ‖ u32(len seed) ‖ seed ‖ u32(n) ‖ (u32(len e) ‖ e)…)."""
-    if not entropy:
-        return seed
-    parts = [b"referee-seed-v1", u32(len(seed)), seed, u32(len(entropy))]
-    for e in entropy:
-        parts += [u32(len(e)), e]
-    return sha(b"".join(parts))
 
 
 @dataclass
