@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -634,9 +635,186 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
     _add_connection_options(health)
+    _add_grpc_web_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     _add_play_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     _add_demo_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     return parser
+
+
+GRPC_WEB_PORT: Final = 8080
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """``--allow-origin``'s list: ``*``, or origins ``scheme://host[:port]``."""
+    origins = tuple(o.strip().lower().rstrip("/") for o in text.split(",") if o.strip())
+    for o in origins:
+        if o != "*" and not re.fullmatch(r"https?://[a-z0-9.\-\[\]:]+", o):
+            raise argparse.ArgumentTypeError(
+                f"{o!r} is not an origin (scheme://host[:port], e.g. https://play.example.com) "
+                "nor *"
+            )
+    return origins
+
+
+def _add_grpc_web_parser(sub: Any, address: str) -> None:
+    from referee.logs import FORMATS, LEVELS
+
+    web = sub.add_parser(
+        "grpc-web",
+        help="serve gRPC-Web for browsers, forwarding to a Referee server",
+        description="A gRPC-Web gateway for web pages (Connect's createGrpcWebTransport, "
+        "grpc-web): takes gRPC-Web calls over HTTP/1.1 and forwards each to the target "
+        "Referee server as a gRPC call, with the caller's authorization, x-request-id, "
+        "traceparent and grpc-timeout. Holds no state: run it beside the server or apart. "
+        "docs/clients.md#browsers-grpc-web",
+    )
+    _add_setting(web, "--target", "GRPC_WEB_TARGET", address, str, "the Referee server (host:port)")
+    _add_setting(web, "--host", "GRPC_WEB_HOST", "0.0.0.0", str, "address to bind")
+    _add_setting(
+        web,
+        "--port",
+        "GRPC_WEB_PORT",
+        str(GRPC_WEB_PORT),
+        _int_range(0, 65535),
+        "port (0: any free)",
+    )
+    _add_setting(
+        web,
+        "--allow-origin",
+        "GRPC_WEB_ALLOW_ORIGINS",
+        "",
+        _origins,
+        "comma-separated origins whose pages may call (CORS), e.g. https://play.example.com; "
+        "* for any; none: only pages served from the gateway's own origin",
+    )
+    _add_setting(
+        web,
+        "--max-message-bytes",
+        "GRPC_WEB_MAX_MESSAGE_BYTES",
+        str(16 * 1024 * 1024),
+        _int_range(1024, 256 * 1024 * 1024),
+        "largest request or response accepted",
+    )
+    _add_setting(
+        web,
+        "--max-connections",
+        "GRPC_WEB_MAX_CONNECTIONS",
+        "256",
+        _int_range(1, 100_000),
+        "connections served at once (a thread each); more are answered 503",
+    )
+    _add_setting(
+        web,
+        "--call-timeout-seconds",
+        "GRPC_WEB_CALL_TIMEOUT_SECONDS",
+        "60",
+        _positive_float,
+        "longest a forwarded call may take (a shorter grpc-timeout wins)",
+    )
+    _add_setting(
+        web,
+        "--idle-timeout-seconds",
+        "GRPC_WEB_IDLE_TIMEOUT_SECONDS",
+        "60",
+        _positive_float,
+        "a connection silent this long is closed",
+    )
+    _add_setting(
+        web,
+        "--grace-seconds",
+        "GRPC_WEB_GRACE_SECONDS",
+        "10",
+        _positive_float,
+        "on SIGTERM, how long calls in flight may take to finish",
+    )
+    _add_setting(
+        web,
+        "--channels",
+        "GRPC_WEB_CHANNELS",
+        "4",
+        _int_range(1, 64),
+        "connections to the target (a server's workers share connections, not calls)",
+    )
+    _add_setting(
+        web,
+        "--tls-cert",
+        "GRPC_WEB_TLS_CERT",
+        "",
+        str,
+        "PEM certificate chain: serve HTTPS (with --tls-key; reloaded when the files change)",
+    )
+    _add_setting(web, "--tls-key", "GRPC_WEB_TLS_KEY", "", str, "PEM private key of --tls-cert")
+    _add_setting(web, "--log-level", "LOG_LEVEL", "info", _choice(LEVELS), "log level")
+    _add_setting(
+        web,
+        "--log-format",
+        "LOG_FORMAT",
+        "auto",
+        _choice(FORMATS),
+        "log format: json, console, or auto (console on a terminal)",
+    )
+    _add_connection_options(web, token=False)
+    web.set_defaults(grpc_web_parser=web)
+
+
+def _grpc_web(args: argparse.Namespace) -> int:
+    """``referee grpc-web``: serve until SIGTERM or SIGINT, then stop gracefully."""
+    parser: argparse.ArgumentParser = args.grpc_web_parser
+
+    def fail(message: str) -> int:
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+        return 2
+
+    for value in vars(args).values():
+        if isinstance(value, _BadVariable):
+            return fail(value.message)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        return fail("--tls-cert and --tls-key go together")
+    cert = key = None
+    if args.tls_cert:
+        from referee.tls import TlsError, TlsFiles
+
+        cert, key = _path(args.tls_cert), _path(args.tls_key)
+        try:
+            TlsFiles(cert, key).check()
+        except TlsError as e:
+            return fail(f"--tls-cert, --tls-key: {e}")
+    try:
+        connection = _connection(args, token=False)
+    except _UsageError as e:
+        return fail(str(e))
+
+    from referee import logs
+    from referee.grpcweb import Gateway, GatewaySettings
+
+    logs.configure(args.log_level, args.log_format)
+    settings = GatewaySettings(
+        target=args.target,
+        host=args.host,
+        port=args.port,
+        allow_origins=args.allow_origin,
+        max_message_bytes=args.max_message_bytes,
+        max_connections=args.max_connections,
+        call_timeout_seconds=args.call_timeout_seconds,
+        idle_timeout_seconds=args.idle_timeout_seconds,
+        grace_seconds=args.grace_seconds,
+        channels=args.channels,
+        tls_cert=cert,
+        tls_key=key,
+        target_credentials=connection.credentials,
+        target_options=tuple(connection.options),
+    )
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        gateway = Gateway(settings)
+    except OSError as e:
+        return fail(f"cannot bind {args.host}:{args.port}: {e.strerror or e}")
+    gateway.start()
+    stop.wait()
+    gateway.stop()
+    return 0
 
 
 def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:
@@ -917,12 +1095,15 @@ class _UsageError(Exception):
     """A client command's options that cannot be used: one line, exit 2."""
 
 
-def _add_connection_options(p: argparse.ArgumentParser) -> None:
-    """TLS and the bearer token of a client command (demo, play, scenario, health)."""
+def _add_connection_options(p: argparse.ArgumentParser, token: bool = True) -> None:
+    """TLS and the bearer token of a client command (demo, play, scenario, health); TLS
+    only with ``token=False`` (grpc-web: the token is each caller's own)."""
     group = p.add_argument_group(
-        "TLS and token",
+        "TLS and token" if token else "the server's TLS",
         "for a server with TLS (--tls-cert) or tokens (--auth-tokens-file); "
-        "docs/clients.md#the-command-line-and-secured-servers",
+        "docs/clients.md#the-command-line-and-secured-servers"
+        if token
+        else "how to reach a server with TLS (--tls-cert) or mutual TLS (--tls-client-ca)",
     )
     group.add_argument(
         "--tls",
@@ -952,6 +1133,8 @@ def _add_connection_options(p: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--key-file", type=_path, metavar="PATH", help="PEM private key of --cert-file"
     )
+    if not token:
+        return
     group.add_argument(
         "--token-file",
         type=_path,
@@ -1003,9 +1186,9 @@ def _token(args: argparse.Namespace) -> str | None:
     return words[0].decode("ascii")
 
 
-def _connection(args: argparse.Namespace) -> _Connection:
+def _connection(args: argparse.Namespace, token: bool = True) -> _Connection:
     """The connection the options ask for; a :class:`_UsageError` when they do not fit
-    or a file cannot be used (checked before connecting)."""
+    or a file cannot be used (checked before connecting). ``token=False``: TLS only."""
     import grpc
 
     tls = args.tls or args.ca_file is not None or args.cert_file is not None
@@ -1013,7 +1196,7 @@ def _connection(args: argparse.Namespace) -> _Connection:
         raise _UsageError("--server-name needs --tls or --ca-file")
     if (args.cert_file is None) != (args.key_file is None):
         raise _UsageError("--cert-file and --key-file go together")
-    token = _token(args)
+    bearer = _token(args) if token else None
     credentials = None
     if tls:
         ca = None
@@ -1044,7 +1227,7 @@ def _connection(args: argparse.Namespace) -> _Connection:
     options: list[tuple[str, Any]] = []
     if args.server_name:
         options.append(("grpc.ssl_target_name_override", args.server_name))
-    return _Connection(credentials, options, token)
+    return _Connection(credentials, options, bearer)
 
 
 def _health(args: argparse.Namespace) -> int:
@@ -1462,6 +1645,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return 0
     if args.command == "deal":
         return _deal(args)
+    if args.command == "grpc-web":
+        return _grpc_web(args)
     parser.print_help()
     return 2
 

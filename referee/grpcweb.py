@@ -1,0 +1,590 @@
+"""A gRPC-Web gateway to a Referee server, for browsers (``referee grpc-web``).
+
+A web page cannot speak native gRPC: ``fetch`` gives no HTTP/2 trailers. It can speak
+gRPC-Web (binary ``application/grpc-web+proto`` or base64 ``application/grpc-web-text``,
+over HTTP/1.1 and through any HTTP proxy), which Connect's ``createGrpcWebTransport``
+and Google's ``grpc-web`` clients send. This gateway takes those calls and forwards
+each as one unary gRPC call to the target server, so what the server does for a call
+(tokens, limits, sealed states and seat credentials, its log line and metrics) applies
+unchanged: the gateway holds no rule and no state, and runs beside the server (a
+sidecar) or apart from it. docs/clients.md "Browsers: gRPC-Web" says how to use it.
+
+What it forwards: the request's one message; the ``authorization``, ``x-request-id``,
+``traceparent`` and ``tracestate`` headers as metadata; ``grpc-timeout`` as the call's
+deadline (at most ``call_timeout_seconds``). What it answers: the server's message, its
+status, message and details (``grpc-status-details-bin``: the ``ErrorInfo`` reasons)
+and its metadata, in the gRPC-Web framing, with CORS headers for the allowed origins.
+Only the unary methods of ``referee.v1.RefereeService`` and ``grpc.health.v1.Health``
+are forwarded; a streaming or unknown method is ``UNIMPLEMENTED``. Requests that are not
+gRPC-Web calls get an HTTP error (415, 405, 411); ``GET /healthz`` answers 200 while
+the gateway runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import os
+import re
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Final
+
+import grpc
+
+from referee.logs import get_logger
+
+log = get_logger("referee.grpcweb")
+
+# The request headers forwarded to the server as metadata: what the server reads
+# (docs/operations.md: tokens, request ids, traces). Nothing else a browser sends
+# (cookies above all) reaches it.
+FORWARDED_HEADERS: Final = ("authorization", "x-request-id", "traceparent", "tracestate")
+# What a page may read of an answer (CORS): the status, the details, the request id.
+EXPOSED_HEADERS: Final = "grpc-status, grpc-message, grpc-status-details-bin, x-request-id"
+BINARY_TYPES: Final = frozenset({"application/grpc-web", "application/grpc-web+proto"})
+TEXT_TYPES: Final = frozenset({"application/grpc-web-text", "application/grpc-web-text+proto"})
+PREFLIGHT_MAX_AGE: Final = "600"
+HANDSHAKE_SECONDS: Final = 10.0
+TLS_CHECK_SECONDS: Final = 1.0
+
+_TIMEOUT = re.compile(r"([0-9]{1,8})([HMSmun])")
+_UNITS: Final = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+_METADATA_VALUE = re.compile(r"[\x20-\x7e]*")
+
+
+def unary_methods() -> frozenset[str]:
+    """The paths the gateway forwards: every unary method of the Referee service and
+    of the health service (``/referee.v1.RefereeService/ApplyAction``, ...)."""
+    from grpc_health.v1 import health_pb2
+
+    from referee.v1 import referee_pb2
+
+    services = (
+        referee_pb2.DESCRIPTOR.services_by_name["RefereeService"],
+        health_pb2.DESCRIPTOR.services_by_name["Health"],
+    )
+    return frozenset(
+        f"/{service.full_name}/{method.name}"
+        for service in services
+        for method in service.methods
+        if not method.client_streaming and not method.server_streaming
+    )
+
+
+@dataclass(frozen=True)
+class GatewaySettings:
+    """What ``referee grpc-web`` serves with (checked by the command line)."""
+
+    target: str = "localhost:50051"
+    host: str = "0.0.0.0"
+    port: int = 8080
+    # Origins whose pages may call (CORS), "scheme://host[:port]"; "*": any page.
+    # Empty: no CORS headers, so only pages of the gateway's own origin (behind the
+    # same reverse proxy) can call.
+    allow_origins: tuple[str, ...] = ()
+    max_message_bytes: int = 16 * 1024 * 1024
+    max_connections: int = 256
+    call_timeout_seconds: float = 60.0
+    idle_timeout_seconds: float = 60.0
+    grace_seconds: float = 10.0
+    channels: int = 4
+    # HTTPS: PEM certificate chain and key, reloaded when their files change.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # How to reach the target: TLS credentials and channel options (the client
+    # commands' --tls, --ca-file, --server-name, --cert-file, --key-file).
+    target_credentials: grpc.ChannelCredentials | None = field(default=None, repr=False)
+    target_options: tuple[tuple[str, Any], ...] = ()
+
+
+class CallError(Exception):
+    """A call the gateway answers itself, with a gRPC status."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse_timeout(text: str) -> float:
+    """A ``grpc-timeout`` header's seconds (gRPC over HTTP/2: 1 to 8 digits, a unit)."""
+    match = _TIMEOUT.fullmatch(text.strip())
+    if match is None:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"malformed grpc-timeout {text!r}")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def decode_text(body: bytes) -> bytes:
+    """A ``grpc-web-text`` body: base64, possibly several padded pieces one after another."""
+    data = b"".join(body.split())
+    out = []
+    start = 0
+    try:
+        while start < len(data):
+            end = data.find(b"=", start)
+            if end < 0:
+                end = len(data)
+            else:
+                while end < len(data) and data[end : end + 1] == b"=":
+                    end += 1
+            out.append(base64.b64decode(data[start:end], validate=True))
+            start = end
+    except (binascii.Error, ValueError):
+        raise CallError(
+            grpc.StatusCode.INVALID_ARGUMENT, "the grpc-web-text body is not base64"
+        ) from None
+    return b"".join(out)
+
+
+def frame(flag: int, payload: bytes) -> bytes:
+    """One gRPC-Web frame: the flag byte, the payload's length (4 bytes), the payload."""
+    return bytes((flag,)) + len(payload).to_bytes(4, "big") + payload
+
+
+def request_message(body: bytes) -> bytes:
+    """The one message of a unary call's body (one uncompressed data frame)."""
+    if len(body) < 5:
+        raise CallError(
+            grpc.StatusCode.INVALID_ARGUMENT, "the request body is not a gRPC-Web message frame"
+        )
+    flag = body[0]
+    length = int.from_bytes(body[1:5], "big")
+    if flag & 0x80:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "a request carries no trailers")
+    if flag & 0x01:
+        raise CallError(
+            grpc.StatusCode.UNIMPLEMENTED, "compressed messages are not supported: send identity"
+        )
+    if flag != 0 or len(body) != 5 + length:
+        raise CallError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "the request body must be exactly one gRPC-Web message frame",
+        )
+    return body[5:]
+
+
+def percent_encode(message: str) -> str:
+    """``grpc-message``'s encoding: UTF-8, bytes outside printable ASCII and ``%`` as %XX."""
+    out = []
+    for b in message.encode("utf-8"):
+        out.append(chr(b) if 0x20 <= b <= 0x7E and b != 0x25 else f"%{b:02X}")
+    return "".join(out)
+
+
+def _metadata_lines(metadata: Sequence[tuple[str, Any]] | None) -> list[tuple[str, str]]:
+    """gRPC metadata as header lines: ``-bin`` values in base64, other values as sent."""
+    lines = []
+    for key, value in metadata or ():
+        if key.endswith("-bin"):
+            raw = value if isinstance(value, bytes) else str(value).encode()
+            lines.append((key, base64.b64encode(raw).decode("ascii")))
+        else:
+            lines.append((key, value.decode("latin-1") if isinstance(value, bytes) else value))
+    return lines
+
+
+class _Listener(ThreadingHTTPServer):
+    """The HTTP/1.1 server: a thread per connection, at most ``max_connections``."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, sock: socket.socket, gateway: Gateway) -> None:
+        super().__init__(sock.getsockname()[:2], _Handler, bind_and_activate=False)
+        self.socket.close()
+        self.socket = sock
+        self.server_address = sock.getsockname()
+        self.server_name, self.server_port = str(self.server_address[0]), self.server_address[1]
+        self.gateway = gateway
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.gateway.slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                    b"Retry-After: 1\r\nConnection: close\r\n\r\n"
+                )
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.gateway.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A connection that broke (a failed TLS handshake, a reset): one debug line,
+        # not socketserver's traceback on stderr.
+        import sys
+
+        error = sys.exc_info()[1]
+        log.debug("grpc_web_connection_error", error=type(error).__name__)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Listener
+    server_version = "referee-grpc-web"
+    sys_version = ""
+
+    def version_string(self) -> str:
+        return self.server_version
+
+    def setup(self) -> None:
+        gateway = self.server.gateway
+        context = gateway.tls_context()
+        if context is not None:
+            self.request.settimeout(HANDSHAKE_SECONDS)
+            self.request = context.wrap_socket(self.request, server_side=True)
+        self.request.settimeout(gateway.settings.idle_timeout_seconds)
+        gateway.connection_opened(self.request)
+        super().setup()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.gateway.connection_closed(self.request)
+            if isinstance(self.request, ssl.SSLSocket):
+                self.request.close()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """No access log: the server logs every call it answers."""
+
+    # ------------------------------------------------------------------ HTTP
+
+    def _cors(self) -> list[tuple[str, str]]:
+        origin = self.headers.get("Origin")
+        if origin is None:
+            return []
+        allowed = self.server.gateway.settings.allow_origins
+        if "*" in allowed:
+            return [
+                ("Access-Control-Allow-Origin", "*"),
+                ("Access-Control-Expose-Headers", EXPOSED_HEADERS),
+            ]
+        if origin.lower() in allowed:
+            return [
+                ("Access-Control-Allow-Origin", origin),
+                ("Access-Control-Expose-Headers", EXPOSED_HEADERS),
+                ("Vary", "Origin"),
+            ]
+        return [("Vary", "Origin")]
+
+    def _send(self, status: int, headers: Sequence[tuple[str, str]], body: bytes = b"") -> None:
+        self.send_response(status)
+        for key, value in headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        if self.server.gateway.stopping or self.close_connection:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        if body and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _http_error(self, status: int, text: str, close: bool = False) -> None:
+        if close:
+            self.close_connection = True
+        body = (text + "\n").encode()
+        self._send(status, [("Content-Type", "text/plain; charset=utf-8"), *self._cors()], body)
+
+    def do_OPTIONS(self) -> None:
+        """A CORS preflight: allowed for the configured origins, refused (403) else."""
+        cors = self._cors()
+        if not any(key == "Access-Control-Allow-Origin" for key, _ in cors):
+            self._send(403, [("Vary", "Origin")])
+            return
+        requested = self.headers.get("Access-Control-Request-Headers", "")
+        self._send(
+            204,
+            [
+                *cors,
+                ("Access-Control-Allow-Methods", "POST"),
+                ("Access-Control-Allow-Headers", requested),
+                ("Access-Control-Max-Age", PREFLIGHT_MAX_AGE),
+            ],
+        )
+
+    def do_GET(self) -> None:
+        if self.path == "/healthz":
+            self._send(200, [("Content-Type", "text/plain; charset=utf-8")], b"ok\n")
+        else:
+            self._http_error(404, "not found: gRPC-Web calls are POST /package.Service/Method")
+
+    do_HEAD = do_GET
+
+    def _not_allowed(self) -> None:
+        self._http_error(405, "gRPC-Web calls are POST")
+
+    do_PUT = do_DELETE = do_PATCH = _not_allowed
+
+    def do_POST(self) -> None:
+        gateway = self.server.gateway
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if content_type in BINARY_TYPES:
+            text = False
+        elif content_type in TEXT_TYPES:
+            text = True
+        else:
+            self._http_error(415, "a gRPC-Web call's Content-Type is application/grpc-web+proto")
+            return
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
+            return
+        length_text = self.headers.get("Content-Length")
+        if length_text is None or not length_text.strip().isdigit():
+            self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
+            return
+        length = int(length_text)
+        limit = gateway.body_limit(text)
+        if length > limit:
+            # Not read: the connection closes after the answer.
+            self.close_connection = True
+            self._grpc_reply(
+                text,
+                CallError(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"request of {length} bytes, over the limit of "
+                    f"{gateway.settings.max_message_bytes} bytes a message",
+                ),
+            )
+            return
+        body = self.rfile.read(length)
+        if len(body) != length:
+            self.close_connection = True
+            return
+        gateway.enter()
+        try:
+            self._grpc_reply(text, gateway.call(self.path, body, text, self.headers))
+        finally:
+            gateway.leave()
+
+    def _grpc_reply(self, text: bool, outcome: CallError | _Answer) -> None:
+        """The gRPC-Web answer: a message frame and a trailer frame when the call
+        succeeded; a trailers-only answer (the status in the headers) when not."""
+        content_type = "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
+        headers = [("Content-Type", content_type), *self._cors()]
+        if isinstance(outcome, CallError):
+            status = [("grpc-status", str(outcome.code.value[0]))]
+            if outcome.message:
+                status.append(("grpc-message", percent_encode(outcome.message)))
+            self._send(200, [*headers, *status])
+            return
+        headers += outcome.headers
+        if outcome.message is None:  # the server's error: trailers only
+            self._send(200, [*headers, *outcome.trailers])
+            return
+        trailer = "".join(f"{k}:{v}\r\n" for k, v in outcome.trailers).encode("latin-1")
+        body = frame(0x00, outcome.message) + frame(0x80, trailer)
+        if text:
+            body = base64.b64encode(body)
+        self._send(200, headers, body)
+
+
+@dataclass(slots=True)
+class _Answer:
+    """The server's answer to a forwarded call, as HTTP header lines."""
+
+    message: bytes | None
+    headers: list[tuple[str, str]]
+    trailers: list[tuple[str, str]]
+
+
+class Gateway:
+    """The gateway: its listening socket, its channels to the target, its calls."""
+
+    def __init__(self, settings: GatewaySettings, sock: socket.socket | None = None) -> None:
+        from referee.metrics import bind_socket
+
+        self.settings = settings
+        self.methods = unary_methods()
+        self.slots = threading.BoundedSemaphore(settings.max_connections)
+        self.stopping = False
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._connections: set[socket.socket] = set()
+        self._tls: ssl.SSLContext | None = None
+        self._tls_stamp: tuple[float, float] | None = None
+        self._tls_checked = 0.0
+        if settings.tls_cert is not None:
+            self._tls = self._load_tls()
+        options = [
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", settings.max_message_bytes),
+            # Each channel its own connection: a server with several workers shares
+            # connections among them, not calls (docs/deploy.md).
+            ("grpc.use_local_subchannel_pool", 1),
+            *settings.target_options,
+        ]
+        self._channels = [
+            grpc.secure_channel(settings.target, settings.target_credentials, options=options)
+            if settings.target_credentials is not None
+            else grpc.insecure_channel(settings.target, options=options)
+            for _ in range(settings.channels)
+        ]
+        self._callables: list[dict[str, Any]] = [{} for _ in self._channels]
+        self._next = 0
+        self._listener = _Listener(sock or bind_socket(settings.host, settings.port), self)
+        self._thread: threading.Thread | None = None
+        self.port: int = self._listener.server_address[1]
+
+    # ------------------------------------------------------------------ TLS
+
+    def _stamp(self) -> tuple[float, float]:
+        assert self.settings.tls_cert is not None and self.settings.tls_key is not None
+        return (os.stat(self.settings.tls_cert).st_mtime, os.stat(self.settings.tls_key).st_mtime)
+
+    def _load_tls(self) -> ssl.SSLContext:
+        assert self.settings.tls_cert is not None and self.settings.tls_key is not None
+        stamp = self._stamp()
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.set_alpn_protocols(["http/1.1"])
+        context.load_cert_chain(self.settings.tls_cert, self.settings.tls_key)
+        self._tls_stamp = stamp
+        return context
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The HTTPS context for a new connection; reloaded when the files changed (at
+        most once a second), the last good one kept when the new files do not load."""
+        if self._tls is None:
+            return None
+        now = time.monotonic()
+        if now - self._tls_checked >= TLS_CHECK_SECONDS:
+            with self._lock:
+                self._tls_checked = now
+                try:
+                    changed = self._stamp() != self._tls_stamp
+                    if changed:
+                        self._tls = self._load_tls()
+                        log.info("tls_reloaded", cert=str(self.settings.tls_cert))
+                except (OSError, ssl.SSLError, ValueError) as e:
+                    log.warning(
+                        "tls_reload_refused", error=type(e).__name__, serving="the last good files"
+                    )
+        return self._tls
+
+    # ------------------------------------------------------------------ calls
+
+    def body_limit(self, text: bool) -> int:
+        framed = self.settings.max_message_bytes + 5
+        return (framed + 2) // 3 * 4 + 1024 if text else framed
+
+    def enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def connection_opened(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.add(conn)
+
+    def connection_closed(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(conn)
+
+    def _callable(self, path: str) -> Any:
+        with self._lock:
+            i = self._next
+            self._next = (i + 1) % len(self._channels)
+        known = self._callables[i]
+        method = known.get(path)
+        if method is None:
+            method = known[path] = self._channels[i].unary_unary(path, None, None)
+        return method
+
+    def call(self, path: str, body: bytes, text: bool, headers: Any) -> CallError | _Answer:
+        """Forward one call; the server's answer, or the gateway's own refusal."""
+        try:
+            if path not in self.methods:
+                raise CallError(
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    f"{path!r} is not a unary method of referee.v1.RefereeService or "
+                    "grpc.health.v1.Health",
+                )
+            message = request_message(decode_text(body) if text else body)
+            timeout = self.settings.call_timeout_seconds
+            given = headers.get("grpc-timeout")
+            if given is not None:
+                timeout = min(timeout, parse_timeout(given))
+            metadata = []
+            for key in FORWARDED_HEADERS:
+                for value in headers.get_all(key) or ():
+                    if not _METADATA_VALUE.fullmatch(value):
+                        raise CallError(
+                            grpc.StatusCode.INVALID_ARGUMENT,
+                            f"header {key} is not printable ASCII",
+                        )
+                    metadata.append((key, value.strip()))
+        except CallError as e:
+            return e
+        method = self._callable(path)
+        try:
+            response, call = method.with_call(message, timeout=timeout, metadata=metadata)
+        except grpc.RpcError as e:
+            failed: Any = e
+            trailers = [("grpc-status", str(failed.code().value[0]))]
+            details = failed.details()
+            if details:
+                trailers.append(("grpc-message", percent_encode(details)))
+            trailers += _metadata_lines(failed.trailing_metadata())
+            return _Answer(None, _metadata_lines(failed.initial_metadata()), trailers)
+        trailers = [("grpc-status", "0"), *_metadata_lines(call.trailing_metadata())]
+        return _Answer(response, _metadata_lines(call.initial_metadata()), trailers)
+
+    # ------------------------------------------------------------------ life
+
+    def start(self) -> int:
+        """Serve in a background thread; returns the bound port."""
+        self._thread = threading.Thread(
+            target=self._listener.serve_forever, name="grpc-web-accept", daemon=True
+        )
+        self._thread.start()
+        s = self.settings
+        log.info(
+            "grpc_web_serving",
+            address=f"{s.host}:{self.port}",
+            port=self.port,
+            target=s.target,
+            target_tls=s.target_credentials is not None,
+            tls="on" if s.tls_cert is not None else "off",
+            allow_origins=list(s.allow_origins),
+        )
+        return self.port
+
+    def stop(self) -> None:
+        """Stop taking connections; let the calls in flight finish (at most the grace),
+        answering them with ``Connection: close``; then close every connection."""
+        self.stopping = True
+        log.info("grpc_web_stopping", grace_seconds=self.settings.grace_seconds)
+        self._listener.shutdown()
+        self._listener.server_close()
+        deadline = time.monotonic() + self.settings.grace_seconds
+        while self._in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        for channel in self._channels:
+            channel.close()
+        log.info("grpc_web_stopped", calls_in_flight=self._in_flight)

@@ -1,0 +1,620 @@
+"""The gRPC-Web gateway (``referee grpc-web``, referee/grpcweb.py) in front of a real
+server: calls as a browser's gRPC-Web client sends them (raw HTTP/1.1 here; Connect's
+web transport in clients/typescript/test/grpcweb.test.ts), answers framed as the
+gRPC-Web protocol says, statuses and details passed through, the gateway's own
+refusals, CORS, limits, HTTPS and a graceful stop.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import socket
+import ssl
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2, status_pb2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.auth import TokenSet
+from referee.grpcweb import Gateway, GatewaySettings, decode_text, parse_timeout, unary_methods
+from referee.server import ServerSettings
+from referee.v1 import common_pb2
+from referee.v1 import earl_of_coventry_pb2 as eoc
+from referee.v1 import referee_pb2 as pb
+from referee.v1.referee_pb2_grpc import RefereeServiceStub
+
+from ..server_thread import ServerThread
+from .helpers import make_certs
+
+SERVICE = "/referee.v1.RefereeService/"
+ORIGIN = "https://play.example.com"
+TOKEN = "grpc-web-token-0123456789abcdef"
+SEAL_KEY = ("web-k1", bytes(range(32)))
+CONFIG = pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig(seats=3))
+SEED = bytes(range(32))
+
+
+def _server(**more: Any) -> ServerThread:
+    return ServerThread(ServerSettings(host="127.0.0.1", port=0, grace_seconds=1, **more))
+
+
+def _gateway(target: ServerThread, **more: Any) -> Gateway:
+    options: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "grace_seconds": 2, **more}
+    gateway = Gateway(GatewaySettings(target=target.address, **options))
+    gateway.start()
+    return gateway
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerThread]:
+    s = _server().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def gateway(server: ServerThread) -> Iterator[Gateway]:
+    g = _gateway(server, allow_origins=(ORIGIN,))
+    yield g
+    g.stop()
+
+
+class Reply:
+    """An HTTP answer read as gRPC-Web: the message frames, the trailers (from the
+    trailer frame, or from the headers of a trailers-only answer)."""
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes, text: bool) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.messages: list[bytes] = []
+        self.trailers: dict[str, str] = {}
+        if status != 200:
+            return
+        data = base64.b64decode(body) if text and body else body
+        while data:
+            flag, length = data[0], int.from_bytes(data[1:5], "big")
+            payload, data = data[5 : 5 + length], data[5 + length :]
+            assert len(payload) == length, "a truncated frame"
+            if flag & 0x80:
+                assert not self.trailers, "two trailer frames"
+                for line in payload.decode("latin-1").split("\r\n"):
+                    if line:
+                        key, _, value = line.partition(":")
+                        self.trailers[key.strip()] = value.strip()
+            else:
+                assert flag == 0 and not self.trailers, "a message after the trailers"
+                self.messages.append(payload)
+        if not self.trailers:  # trailers-only
+            assert not self.messages
+            self.trailers = {k: v for k, v in headers.items() if k.startswith("grpc-")}
+            if "x-request-id" in headers:
+                self.trailers["x-request-id"] = headers["x-request-id"]
+
+    @property
+    def code(self) -> int:
+        return int(self.trailers["grpc-status"])
+
+    def details(self) -> status_pb2.Status:
+        raw = self.trailers["grpc-status-details-bin"]
+        return status_pb2.Status.FromString(base64.b64decode(raw + "=" * (-len(raw) % 4)))
+
+
+def post(
+    port: int,
+    path: str,
+    message: bytes | None,
+    *,
+    text: bool = False,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+    content_type: str | None = None,
+    context: ssl.SSLContext | None = None,
+) -> Reply:
+    if body is None:
+        assert message is not None
+        body = b"\x00" + len(message).to_bytes(4, "big") + message
+        if text:
+            body = base64.b64encode(body)
+    if content_type is None:
+        content_type = "application/grpc-web-text" if text else "application/grpc-web+proto"
+    if context is None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    else:
+        conn = http.client.HTTPSConnection("localhost", port, timeout=30, context=context)
+    try:
+        conn.request("POST", path, body, {"Content-Type": content_type, **(headers or {})})
+        r = conn.getresponse()
+        data = r.read()
+        return Reply(r.status, {k.lower(): v for k, v in r.getheaders()}, data, text)
+    finally:
+        conn.close()
+
+
+def call(port: int, method: str, request: Any, **kw: Any) -> Reply:
+    return post(port, SERVICE + method, request.SerializeToString(), **kw)
+
+
+# ------------------------------------------------------------------ calls
+
+
+def test_the_gateway_forwards_the_unary_methods_only() -> None:
+    referee = {m for m in unary_methods() if m.startswith(SERVICE)}
+    assert referee == {
+        SERVICE + m
+        for m in ("ListGames", "NewGame", "ApplyAction", "LegalActions", "ViewState", "Replay")
+    }
+    health = unary_methods() - referee
+    assert "/grpc.health.v1.Health/Check" in health
+    assert "/grpc.health.v1.Health/Watch" not in health  # streaming
+    assert all(m.startswith("/grpc.health.v1.Health/") for m in health)
+
+
+@pytest.mark.parametrize("text", [False, True], ids=["binary", "text"])
+def test_a_game_through_the_gateway_gets_the_servers_own_answers(
+    server: ServerThread, gateway: Gateway, text: bool
+) -> None:
+    """Every answer is, byte for byte, what the server answers a gRPC client."""
+    with grpc.insecure_channel(server.address) as channel:
+        stub = RefereeServiceStub(channel)
+        games = call(gateway.port, "ListGames", pb.ListGamesRequest(), text=text)
+        assert games.status == 200 and games.code == 0
+        assert games.headers["content-type"] == (
+            "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
+        )
+        assert [pb.ListGamesResponse.FromString(m) for m in games.messages] == [
+            stub.ListGames(pb.ListGamesRequest())
+        ]
+        assert games.trailers["x-request-id"]
+        new = pb.NewGameRequest(config=CONFIG, seed=SEED, views=[common_pb2.Viewer(seat=0)])
+        started = call(gateway.port, "NewGame", new, text=text)
+        assert started.messages == [stub.NewGame(new).SerializeToString(deterministic=True)]
+        state = pb.NewGameResponse.FromString(started.messages[0]).state
+        for _ in range(5):
+            legal = call(gateway.port, "LegalActions", pb.LegalActionsRequest(state=state))
+            action = pb.LegalActionsResponse.FromString(legal.messages[0]).actions[0]
+            request = pb.ApplyActionRequest(state=state, action=action)
+            applied = call(gateway.port, "ApplyAction", request, text=text)
+            assert applied.code == 0
+            direct = stub.ApplyAction(request)
+            assert applied.messages == [direct.SerializeToString(deterministic=True)]
+            assert direct.verdict == common_pb2.VERDICT_ACCEPTED
+            state = direct.state
+
+
+def test_a_servers_error_keeps_its_status_message_and_details(gateway: Gateway) -> None:
+    reply = call(gateway.port, "ApplyAction", pb.ApplyActionRequest())
+    assert reply.status == 200 and reply.messages == []  # trailers-only
+    assert reply.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert "state" in reply.trailers["grpc-message"]
+    details = reply.details()
+    assert details.code == reply.code
+    bad = error_details_pb2.BadRequest()
+    assert details.details[0].Unpack(bad)
+    assert bad.field_violations[0].field == "state"
+    assert reply.trailers["x-request-id"]
+
+
+def test_rejected_actions_are_verdicts_not_errors(gateway: Gateway) -> None:
+    started = call(gateway.port, "NewGame", pb.NewGameRequest(config=CONFIG, seed=SEED))
+    state = pb.NewGameResponse.FromString(started.messages[0]).state
+    legal = call(gateway.port, "LegalActions", pb.LegalActionsRequest(state=state))
+    action = pb.LegalActionsResponse.FromString(legal.messages[0]).actions[0]
+    action.actor.seat = (action.actor.seat + 1) % 3
+    reply = call(gateway.port, "ApplyAction", pb.ApplyActionRequest(state=state, action=action))
+    assert reply.code == 0
+    answer = pb.ApplyActionResponse.FromString(reply.messages[0])
+    assert answer.verdict == common_pb2.VERDICT_REJECTED and answer.violations
+
+
+def test_health_check_through_the_gateway(gateway: Gateway) -> None:
+    from grpc_health.v1 import health_pb2
+
+    reply = post(
+        gateway.port,
+        "/grpc.health.v1.Health/Check",
+        health_pb2.HealthCheckRequest().SerializeToString(),
+    )
+    assert reply.code == 0
+    status = health_pb2.HealthCheckResponse.FromString(reply.messages[0]).status
+    assert status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_headers_forwarded_are_the_token_request_id_and_trace() -> None:
+    """A server with tokens: the caller's own ``authorization`` is what the server
+    checks; ``x-request-id`` is the caller's."""
+    with _server(auth=TokenSet([("web", TOKEN)])) as secured:
+        gateway = _gateway(secured)
+        try:
+            without = call(gateway.port, "ListGames", pb.ListGamesRequest())
+            assert without.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+            wrong = call(
+                gateway.port,
+                "ListGames",
+                pb.ListGamesRequest(),
+                headers={"Authorization": "Bearer not-the-token"},
+            )
+            assert wrong.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+            ok = call(
+                gateway.port,
+                "ListGames",
+                pb.ListGamesRequest(),
+                headers={
+                    "Authorization": f"Bearer {TOKEN}",
+                    "X-Request-Id": "web-call-42",
+                    "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                },
+            )
+            assert ok.code == 0 and ok.trailers["x-request-id"] == "web-call-42"
+        finally:
+            gateway.stop()
+
+
+def test_sealed_states_and_seat_credentials_through_the_gateway() -> None:
+    """What a browser holds on a strict server: the token and its seat's credential."""
+    with _server(seal_keys=(SEAL_KEY,), require_sealed=True) as strict:
+        gateway = _gateway(strict)
+        try:
+            new = pb.NewGameRequest(config=CONFIG, seat_entropy=[b"a", b"b", b"c"])
+            started = pb.NewGameResponse.FromString(call(gateway.port, "NewGame", new).messages[0])
+            assert started.sealed_state and not started.HasField("state")
+            mine = common_pb2.Viewer(seat=1, credential=started.seat_credentials[1])
+            view = call(
+                gateway.port,
+                "ViewState",
+                pb.ViewStateRequest(sealed_state=started.sealed_state, viewer=mine),
+            )
+            assert view.code == 0
+            seen = pb.ViewStateResponse.FromString(view.messages[0]).view.earl_of_coventry
+            assert seen.seats[1].hand and not seen.seats[2].hand
+            theirs = common_pb2.Viewer(seat=2, credential=started.seat_credentials[1])
+            refused = call(
+                gateway.port,
+                "ViewState",
+                pb.ViewStateRequest(sealed_state=started.sealed_state, viewer=theirs),
+            )
+            assert refused.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+            info = error_details_pb2.ErrorInfo()
+            assert any(d.Unpack(info) for d in refused.details().details)
+            assert info.reason == "SEAT_CREDENTIAL_INVALID"
+        finally:
+            gateway.stop()
+
+
+# ------------------------------------------------------------------ the gateway's own answers
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"", grpc.StatusCode.INVALID_ARGUMENT),  # no frame
+        (b"\x00\x00\x00", grpc.StatusCode.INVALID_ARGUMENT),  # half a header
+        (b"\x00\x00\x00\x00\x05ab", grpc.StatusCode.INVALID_ARGUMENT),  # short
+        (b"\x00\x00\x00\x00\x00" * 2, grpc.StatusCode.INVALID_ARGUMENT),  # two messages
+        (b"\x01\x00\x00\x00\x00", grpc.StatusCode.UNIMPLEMENTED),  # compressed
+        (b"\x80\x00\x00\x00\x00", grpc.StatusCode.INVALID_ARGUMENT),  # trailers
+        (b"\x02\x00\x00\x00\x00", grpc.StatusCode.INVALID_ARGUMENT),  # unknown flag
+    ],
+)
+def test_bodies_that_are_not_one_message_frame(
+    gateway: Gateway, body: bytes, code: grpc.StatusCode
+) -> None:
+    reply = post(gateway.port, SERVICE + "ListGames", None, body=body)
+    assert reply.status == 200 and reply.code == code.value[0], reply.trailers
+
+
+def test_text_bodies_that_are_not_base64(gateway: Gateway) -> None:
+    reply = post(gateway.port, SERVICE + "ListGames", None, body=b"AA!A", text=True)
+    assert reply.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+
+
+def test_text_bodies_in_several_base64_pieces() -> None:
+    frame = b"\x00\x00\x00\x00\x02\x08\x01"
+    pieces = base64.b64encode(frame[:4]) + base64.b64encode(frame[4:])
+    assert b"=" in pieces[:-2]
+    assert decode_text(pieces) == frame
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",  # streaming
+        "/grpc.health.v1.Health/Watch",  # streaming
+        SERVICE + "NoSuchMethod",
+        "/",
+        "/../etc/passwd",
+    ],
+)
+def test_other_methods_are_unimplemented(gateway: Gateway, path: str) -> None:
+    reply = post(gateway.port, path, b"")
+    assert reply.code == grpc.StatusCode.UNIMPLEMENTED.value[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"), [("1S", 1.0), ("250m", 0.25), ("2M", 120.0), ("1H", 3600.0)]
+)
+def test_grpc_timeout_values(value: str, seconds: float) -> None:
+    assert parse_timeout(value) == pytest.approx(seconds)
+
+
+@pytest.fixture
+def silent_target() -> Iterator[str]:
+    """A port that takes connections and never answers: a call to it can only end at
+    its deadline."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    yield f"127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+
+
+def test_grpc_timeout_is_the_calls_deadline(silent_target: str, gateway: Gateway) -> None:
+    silent = Gateway(GatewaySettings(target=silent_target, host="127.0.0.1", port=0))
+    silent.start()
+    try:
+        headers = {"grpc-timeout": "200m"}
+        expired = call(silent.port, "ListGames", pb.ListGamesRequest(), headers=headers)
+        assert expired.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+    finally:
+        silent.stop()
+    for bad in ("10", "1s", "123456789S", "-1S", "S", "1.5S"):
+        headers = {"grpc-timeout": bad}
+        reply = call(gateway.port, "ListGames", pb.ListGamesRequest(), headers=headers)
+        assert reply.code == grpc.StatusCode.INVALID_ARGUMENT.value[0], bad
+    ok = call(gateway.port, "ListGames", pb.ListGamesRequest(), headers={"grpc-timeout": "5S"})
+    assert ok.code == 0
+
+
+def test_a_call_without_grpc_timeout_ends_at_the_gateways_own(silent_target: str) -> None:
+    silent = Gateway(
+        GatewaySettings(target=silent_target, host="127.0.0.1", port=0, call_timeout_seconds=0.2)
+    )
+    silent.start()
+    try:
+        expired = call(silent.port, "ListGames", pb.ListGamesRequest())
+        assert expired.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        longer = {"grpc-timeout": "1H"}  # the gateway's own is shorter: it wins
+        expired = call(silent.port, "ListGames", pb.ListGamesRequest(), headers=longer)
+        assert expired.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+    finally:
+        silent.stop()
+
+
+def test_http_requests_that_are_not_grpc_web_calls(gateway: Gateway) -> None:
+    wrong_type = post(gateway.port, SERVICE + "ListGames", b"", content_type="application/grpc")
+    assert wrong_type.status == 415
+    json = post(gateway.port, SERVICE + "ListGames", b"", content_type="application/json")
+    assert json.status == 415
+    conn = http.client.HTTPConnection("127.0.0.1", gateway.port, timeout=30)
+    try:
+        conn.request("GET", "/healthz")
+        r = conn.getresponse()
+        assert (r.status, r.read()) == (200, b"ok\n")
+        conn.request("GET", SERVICE + "ListGames")
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 404
+        conn.request("PUT", SERVICE + "ListGames", b"")
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 405
+        # Chunked: refused, the connection closed.
+        conn.putrequest("POST", SERVICE + "ListGames")
+        conn.putheader("Content-Type", "application/grpc-web+proto")
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.endheaders()
+        conn.send(b"5\r\n\x00\x00\x00\x00\x00\r\n0\r\n\r\n")
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 411 and r.getheader("Connection") == "close"
+    finally:
+        conn.close()
+
+
+def test_a_request_over_the_message_limit_is_resource_exhausted(server: ServerThread) -> None:
+    gateway = _gateway(server, max_message_bytes=1024)
+    try:
+        reply = post(gateway.port, SERVICE + "Replay", b"x" * 2000)
+        assert reply.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+        assert reply.headers["connection"] == "close"
+        ok = call(gateway.port, "ListGames", pb.ListGamesRequest())
+        assert ok.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]  # its answer: 5 KB
+        assert "larger than max" in ok.trailers["grpc-message"]
+    finally:
+        gateway.stop()
+
+
+# ------------------------------------------------------------------ CORS
+
+
+def _preflight(port: int, origin: str) -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request(
+        "OPTIONS",
+        SERVICE + "ApplyAction",
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type,x-grpc-web,authorization",
+        },
+    )
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    return r
+
+
+def test_cors_for_the_allowed_origins_only(gateway: Gateway) -> None:
+    allowed = _preflight(gateway.port, ORIGIN)
+    assert allowed.status == 204
+    assert allowed.getheader("Access-Control-Allow-Origin") == ORIGIN
+    assert allowed.getheader("Access-Control-Allow-Methods") == "POST"
+    assert "authorization" in allowed.getheader("Access-Control-Allow-Headers", "")
+    other = _preflight(gateway.port, "https://evil.example.net")
+    assert other.status == 403 and other.getheader("Access-Control-Allow-Origin") is None
+
+    ok = call(gateway.port, "ListGames", pb.ListGamesRequest(), headers={"Origin": ORIGIN})
+    assert ok.headers["access-control-allow-origin"] == ORIGIN
+    assert "grpc-status" in ok.headers["access-control-expose-headers"]
+    assert ok.headers["vary"] == "Origin"
+    foreign = call(
+        gateway.port, "ListGames", pb.ListGamesRequest(), headers={"Origin": "https://x.test"}
+    )
+    assert "access-control-allow-origin" not in foreign.headers
+
+
+def test_cors_for_any_origin(server: ServerThread) -> None:
+    gateway = _gateway(server, allow_origins=("*",))
+    try:
+        assert (
+            _preflight(gateway.port, "https://x.test").getheader("Access-Control-Allow-Origin")
+            == "*"
+        )
+        ok = call(gateway.port, "ListGames", pb.ListGamesRequest(), headers={"Origin": "null"})
+        assert ok.headers["access-control-allow-origin"] == "*"
+    finally:
+        gateway.stop()
+
+
+# ------------------------------------------------------------------ connections, HTTPS, stop
+
+
+def _raw_call(sock: socket.socket) -> bytes:
+    body = b"\x00\x00\x00\x00\x00"
+    sock.sendall(
+        b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/grpc-web+proto\r\nContent-Length: 5\r\n\r\n" + body
+    )
+    data = b""
+    while b"grpc-status:" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_connections_over_the_limit_are_answered_503(server: ServerThread) -> None:
+    gateway = _gateway(server, max_connections=1)
+    try:
+        with socket.create_connection(("127.0.0.1", gateway.port)) as first:
+            assert _raw_call(first).startswith(b"HTTP/1.1 200")  # kept alive: holds the slot
+            with socket.create_connection(("127.0.0.1", gateway.port)) as second:
+                second.settimeout(30)
+                assert second.recv(4096).startswith(b"HTTP/1.1 503")
+    finally:
+        gateway.stop()
+
+
+def test_a_stop_closes_idle_connections_and_takes_no_new_ones(server: ServerThread) -> None:
+    gateway = _gateway(server)
+    idle = socket.create_connection(("127.0.0.1", gateway.port))
+    try:
+        assert _raw_call(idle).startswith(b"HTTP/1.1 200")
+        gateway.stop()
+        idle.settimeout(30)
+        assert idle.recv(4096) == b""  # closed by the stop
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", gateway.port), timeout=5)
+    finally:
+        idle.close()
+
+
+def test_https(server: ServerThread, tmp_path: Path) -> None:
+    certs = make_certs(tmp_path)
+    gateway = _gateway(server, tls_cert=certs.server_cert, tls_key=certs.server_key)
+    try:
+        context = ssl.create_default_context(cafile=str(certs.ca))
+        reply = call(gateway.port, "ListGames", pb.ListGamesRequest(), context=context)
+        assert reply.code == 0 and reply.messages
+        with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
+            call(gateway.port, "ListGames", pb.ListGamesRequest())  # plain HTTP: no answer
+        assert call(gateway.port, "ListGames", pb.ListGamesRequest(), context=context).code == 0
+    finally:
+        gateway.stop()
+
+
+def test_a_target_with_tls(tmp_path: Path) -> None:
+    from referee.tls import TlsFiles
+
+    certs = make_certs(tmp_path)
+    with _server(tls=TlsFiles(certs.server_cert, certs.server_key)) as secured:
+        credentials = grpc.ssl_channel_credentials(root_certificates=certs.ca.read_bytes())
+        gateway = _gateway(
+            secured,
+            target_credentials=credentials,
+            target_options=(("grpc.ssl_target_name_override", "localhost"),),
+        )
+        try:
+            assert call(gateway.port, "ListGames", pb.ListGamesRequest()).code == 0
+        finally:
+            gateway.stop()
+
+
+def test_an_unreachable_target_is_unavailable() -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    gateway = Gateway(
+        GatewaySettings(target=f"127.0.0.1:{port}", host="127.0.0.1", port=0, grace_seconds=1)
+    )
+    gateway.start()
+    try:
+        reply = call(gateway.port, "ListGames", pb.ListGamesRequest())
+        assert reply.code == grpc.StatusCode.UNAVAILABLE.value[0]
+    finally:
+        gateway.stop()
+
+
+# ------------------------------------------------------------------ anything a client sends
+
+_STATUSES = {c.value[0] for c in grpc.StatusCode} - {
+    grpc.StatusCode.UNKNOWN.value[0],
+    grpc.StatusCode.INTERNAL.value[0],
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    path=st.sampled_from(
+        [SERVICE + "ApplyAction", SERVICE + "ListGames", SERVICE + "Replay", "/x/y", "/"]
+    ),
+    content_type=st.sampled_from(
+        [
+            "application/grpc-web+proto",
+            "application/grpc-web",
+            "application/grpc-web-text",
+            "application/grpc-web-text+proto; charset=utf-8",
+            "application/grpc-web+json",
+            "text/plain",
+        ]
+    ),
+    body=st.one_of(
+        st.binary(max_size=300),
+        st.binary(max_size=300).map(lambda b: b"\x00" + len(b).to_bytes(4, "big") + b),
+        st.binary(max_size=300).map(
+            lambda b: base64.b64encode(b"\x00" + len(b).to_bytes(4, "big") + b)
+        ),
+    ),
+    headers=st.dictionaries(
+        st.sampled_from(["grpc-timeout", "authorization", "x-request-id", "traceparent", "cookie"]),
+        st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=40),
+        max_size=3,
+    ),
+)
+def test_anything_a_client_sends_gets_a_status_never_unknown_or_internal(
+    gateway: Gateway, path: str, content_type: str, body: bytes, headers: dict[str, str]
+) -> None:
+    reply = post(gateway.port, path, None, body=body, content_type=content_type, headers=headers)
+    if reply.status != 200:
+        assert reply.status in (411, 415), reply.status
+        return
+    assert reply.code in _STATUSES, reply.trailers
+    assert call(gateway.port, "ListGames", pb.ListGamesRequest()).code == 0
