@@ -455,7 +455,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
 
 def _parser() -> argparse.ArgumentParser:
     from referee.logs import FORMATS, LEVELS
-    from referee.server import DEFAULT_PORT
+    from referee.server import DEFAULT_PORT, MIN_MESSAGE_BYTES
 
     parser = argparse.ArgumentParser(
         prog="referee",
@@ -490,8 +490,9 @@ def _parser() -> argparse.ArgumentParser:
         "--max-message-bytes",
         "MAX_MESSAGE_BYTES",
         str(16 * 1024 * 1024),
-        _int_range(1024, 256 * 1024 * 1024),
-        "largest request or response accepted",
+        _int_range(MIN_MESSAGE_BYTES, 256 * 1024 * 1024),
+        "largest request or response accepted (at least 1 MiB: only a Replay's answer "
+        "can be larger)",
     )
     _add_setting(
         serve,
@@ -658,6 +659,7 @@ def _origins(text: str) -> tuple[str, ...]:
 
 def _add_grpc_web_parser(sub: Any, address: str) -> None:
     from referee.logs import FORMATS, LEVELS
+    from referee.server import MIN_MESSAGE_BYTES
 
     web = sub.add_parser(
         "grpc-web",
@@ -692,7 +694,7 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
         "--max-message-bytes",
         "GRPC_WEB_MAX_MESSAGE_BYTES",
         str(16 * 1024 * 1024),
-        _int_range(1024, 256 * 1024 * 1024),
+        _int_range(MIN_MESSAGE_BYTES, 256 * 1024 * 1024),
         "largest request or response accepted",
     )
     _add_setting(

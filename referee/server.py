@@ -63,6 +63,12 @@ HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 # Server reflection's stable name; grpcio-reflection serves only v1alpha (same messages).
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_PORT = 50051
+# The smallest --max-message-bytes the command line takes: every answer but a Replay's
+# fits in far less (tests/ops/test_limits.py measures the largest: about 180 KB, an
+# ApplyAction of 13 seats with 32 views), so only a Replay's can be over the limit, and
+# that one is refused with its reason (RESPONSE_TOO_LARGE) instead of gRPC's bare
+# failure to send it after the call was logged as answered.
+MIN_MESSAGE_BYTES = 1024 * 1024
 ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
 DEFAULT_ENGINE = "auto"

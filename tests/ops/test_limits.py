@@ -233,3 +233,72 @@ def test_a_limit_of_replays_in_flight(engine: str) -> None:
             lambda: (interceptor.replays_in_flight, interceptor.in_flight) == (0, 0),
             "every call to leave",
         )
+
+
+def test_every_answer_but_a_replays_fits_well_within_the_smallest_message_limit() -> None:
+    """Why the command line takes no --max-message-bytes under MIN_MESSAGE_BYTES: every
+    answer but a Replay's is bounded far below it, so only a Replay's can be refused
+    for its size, and that one with its reason. The largest answers there are: 13 seats
+    with the longest custom couplets and starting counters, and 32 views (13 seats, 18
+    spectators with the longest ids in 4-byte characters, the public), over whole
+    sessions; Écarté à trois with its gallery."""
+    import random
+
+    from referee.server import MIN_MESSAGE_BYTES
+    from referee.v1 import common_pb2, ecarte_pb2
+    from referee.v1 import earl_of_coventry_pb2 as eoc
+
+    custom = eoc.EarlOfCoventryCallStyle.Value("EARL_OF_COVENTRY_CALL_STYLE_CUSTOM")
+    templates = ["{rank}" + "\U0001f0a1" * 194] * 4
+    configs = [
+        (
+            13,
+            pb.GameConfig(
+                earl_of_coventry=eoc.EarlOfCoventryConfig(
+                    seats=13,
+                    call_style=custom,
+                    couplet_templates=templates,
+                    penalty_earl=True,
+                    starting_counters=1_000_000,
+                    scoring=eoc.EarlOfCoventryScoring.Value("EARL_OF_COVENTRY_SCORING_COUNTERS"),
+                )
+            ),
+        ),
+        (3, pb.GameConfig(ecarte=ecarte_pb2.EcarteConfig(seats=3, gallery=True))),
+    ]
+    largest: dict[str, int] = {}
+
+    def note(name: str, answer: object) -> None:
+        largest[name] = max(largest.get(name, 0), answer.ByteSize())  # type: ignore[attr-defined]
+
+    rng = random.Random(7)
+    settings = ServerSettings(host="127.0.0.1", port=0)
+    with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
+        s = stub(ch)
+        note("ListGames", s.ListGames(pb.ListGamesRequest()))
+        for seats, config in configs:
+            views = [common_pb2.Viewer(seat=i) for i in range(seats)]
+            views += [
+                common_pb2.Viewer(spectator=f"{i:02d}" + "\U0001f0b1" * 126)
+                for i in range(31 - seats)
+            ]
+            views.append(common_pb2.Viewer(public=common_pb2.PublicViewer()))
+            game = s.NewGame(pb.NewGameRequest(config=config, views=views))
+            note("NewGame", game)
+            state = game.state
+            for _ in range(250):
+                legal = s.LegalActions(pb.LegalActionsRequest(state=state))
+                note("LegalActions", legal)
+                if not legal.actions:
+                    break
+                action = rng.choice(legal.actions)
+                applied = s.ApplyAction(
+                    pb.ApplyActionRequest(state=state, action=action, views=views)
+                )
+                note("ApplyAction", applied)
+                viewed = s.ViewState(pb.ViewStateRequest(state=state, viewer=views[-2]))
+                note("ViewState", viewed)
+                state = applied.state
+    assert set(largest) == {"ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState"}
+    assert largest["ApplyAction"] > 50_000, largest  # the sessions did reach large answers
+    assert max(largest.values()) < MIN_MESSAGE_BYTES // 4, largest  # measured: 180 KB

@@ -293,7 +293,7 @@ RANGES = [
     ("--max-concurrent-rpcs", "MAX_CONCURRENT_RPCS", 0, 1_000_000),
     ("--max-concurrent-replays", "MAX_CONCURRENT_REPLAYS", 0, 1_000_000),
     ("--coalesce-us", "COALESCE_US", 0, 10_000),
-    ("--max-message-bytes", "MAX_MESSAGE_BYTES", 1024, 256 * 1024 * 1024),
+    ("--max-message-bytes", "MAX_MESSAGE_BYTES", 1024 * 1024, 256 * 1024 * 1024),
     ("--max-replay-actions", "MAX_REPLAY_ACTIONS", 1, 10_000_000),
 ]
 
