@@ -731,6 +731,15 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
     )
     _add_setting(
         web,
+        "--drain-delay-seconds",
+        "GRPC_WEB_DRAIN_DELAY_SECONDS",
+        "0",
+        _positive_float,
+        "on SIGTERM, how long to go on serving while GET /healthz answers 503 (a second "
+        "signal cuts it short)",
+    )
+    _add_setting(
+        web,
         "--channels",
         "GRPC_WEB_CHANNELS",
         "4",
@@ -800,6 +809,7 @@ def _grpc_web(args: argparse.Namespace) -> int:
         call_timeout_seconds=args.call_timeout_seconds,
         idle_timeout_seconds=args.idle_timeout_seconds,
         grace_seconds=args.grace_seconds,
+        drain_delay_seconds=args.drain_delay_seconds,
         channels=args.channels,
         tls_cert=cert,
         tls_key=key,
@@ -807,12 +817,21 @@ def _grpc_web(args: argparse.Namespace) -> int:
         target_options=tuple(connection.options),
     )
     stop = threading.Event()
+    gateways: list[Gateway] = []
+
+    def signalled(*_: object) -> None:
+        if stop.is_set():  # a second signal: no more drain delay
+            for g in gateways:
+                g.cut_drain()
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, signalled)
     try:
         gateway = Gateway(settings)
     except OSError as e:
         return fail(f"cannot bind {args.host}:{args.port}: {e.strerror or e}")
+    gateways.append(gateway)
     gateway.start()
     stop.wait()
     gateway.stop()

@@ -94,6 +94,9 @@ class GatewaySettings:
     max_connections: int = 256
     call_timeout_seconds: float = 60.0
     idle_timeout_seconds: float = 60.0
+    # On stop: GET /healthz answers 503 at once while calls are still served for this
+    # long (the load balancer's time to stop sending new ones), then the listener closes.
+    drain_delay_seconds: float = 0.0
     grace_seconds: float = 10.0
     channels: int = 4
     # HTTPS: PEM certificate chain and key, reloaded when their files change.
@@ -294,6 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _http_error(self, status: int, text: str, close: bool = False) -> None:
+        log.info("grpc_web_refused", http_status=status, path=self.path[:200])
         if close:
             self.close_connection = True
         body = (text + "\n").encode()
@@ -318,7 +322,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/healthz":
-            self._send(200, [("Content-Type", "text/plain; charset=utf-8")], b"ok\n")
+            if self.server.gateway.draining:
+                self._send(503, [("Content-Type", "text/plain; charset=utf-8")], b"stopping\n")
+            else:
+                self._send(200, [("Content-Type", "text/plain; charset=utf-8")], b"ok\n")
         else:
             self._http_error(404, "not found: gRPC-Web calls are POST /package.Service/Method")
 
@@ -376,6 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
         content_type = "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
         headers = [("Content-Type", content_type), *self._cors()]
         if isinstance(outcome, CallError):
+            log.info("grpc_web_refused", code=outcome.code.name, path=self.path[:200])
             status = [("grpc-status", str(outcome.code.value[0]))]
             if outcome.message:
                 status.append(("grpc-message", percent_encode(outcome.message)))
@@ -410,7 +418,9 @@ class Gateway:
         self.settings = settings
         self.methods = unary_methods()
         self.slots = threading.BoundedSemaphore(settings.max_connections)
-        self.stopping = False
+        self.stopping = False  # answers say Connection: close
+        self.draining = False  # /healthz says 503
+        self._drain_cut = threading.Event()
         self._lock = threading.Lock()
         self._in_flight = 0
         self._connections: set[socket.socket] = set()
@@ -552,6 +562,10 @@ class Gateway:
 
     # ------------------------------------------------------------------ life
 
+    def cut_drain(self) -> None:
+        """End a stop's drain delay now (a second SIGTERM or SIGINT)."""
+        self._drain_cut.set()
+
     def start(self) -> int:
         """Serve in a background thread; returns the bound port."""
         self._thread = threading.Thread(
@@ -571,10 +585,20 @@ class Gateway:
         return self.port
 
     def stop(self) -> None:
-        """Stop taking connections; let the calls in flight finish (at most the grace),
-        answering them with ``Connection: close``; then close every connection."""
+        """Drain, then stop: ``/healthz`` answers 503 while calls are served on for the
+        drain delay (:meth:`cut_drain` ends it sooner); then no new connection is
+        taken, the calls in flight finish (at most the grace) answered with
+        ``Connection: close``, and every connection is closed."""
+        s = self.settings
+        self.draining = True
+        log.info(
+            "grpc_web_stopping",
+            drain_delay_seconds=s.drain_delay_seconds,
+            grace_seconds=s.grace_seconds,
+        )
+        if s.drain_delay_seconds > 0:
+            self._drain_cut.wait(s.drain_delay_seconds)
         self.stopping = True
-        log.info("grpc_web_stopping", grace_seconds=self.settings.grace_seconds)
         self._listener.shutdown()
         self._listener.server_close()
         deadline = time.monotonic() + self.settings.grace_seconds

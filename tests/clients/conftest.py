@@ -69,6 +69,26 @@ def served_games(client: Client) -> list[str]:
     return games
 
 
+@pytest.fixture(scope="session")
+def grpc_web_urls(server: ServerThread, strict_server: ServerThread) -> Iterator[dict[str, str]]:
+    """gRPC-Web gateways (``referee grpc-web``) in front of the plain and the strict
+    server: the TypeScript suite calls them as a web page does."""
+    from referee.grpcweb import Gateway, GatewaySettings
+
+    gateways = [
+        Gateway(GatewaySettings(target=s.address, host="127.0.0.1", port=0, grace_seconds=1))
+        for s in (server, strict_server)
+    ]
+    for g in gateways:
+        g.start()
+    yield {
+        "REFEREE_GRPC_WEB_URL": f"http://127.0.0.1:{gateways[0].port}",
+        "REFEREE_STRICT_GRPC_WEB_URL": f"http://127.0.0.1:{gateways[1].port}",
+    }
+    for g in gateways:
+        g.stop()
+
+
 def addresses(plain: ServerThread, sealing: ServerThread, strict: ServerThread) -> dict[str, str]:
     """The environment the TypeScript, Go and Java test suites read their three servers from."""
     return {

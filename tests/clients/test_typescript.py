@@ -29,15 +29,20 @@ def test_typescript_typechecks_strict() -> None:
 
 
 def test_typescript_tests_pass_against_the_server(
-    server: ServerThread, sealing_server: ServerThread, strict_server: ServerThread
+    server: ServerThread,
+    sealing_server: ServerThread,
+    strict_server: ServerThread,
+    grpc_web_urls: dict[str, str],
 ) -> None:
     _ready()
-    result = run(["npm", "test"], cwd=TS, env=addresses(server, sealing_server, strict_server))
+    env = {**addresses(server, sealing_server, strict_server), **grpc_web_urls}
+    result = run(["npm", "test"], cwd=TS, env=env)
     out = result.stdout + result.stderr
     assert result.returncode == 0, out
     assert re.search(r"ℹ fail 0\b", out) and re.search(r"ℹ pass [1-9]", out), out
     assert re.search(r"ℹ skipped 0\b", out), out
     assert_vectors_ran(out)
+    assert re.search(r"✔ gRPC-Web: a player's page on a strict server", out), out
 
 
 def test_typescript_example_bot_plays_every_game(

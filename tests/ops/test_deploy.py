@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,66 @@ def test_dockerfile_runtime_stage() -> None:
     assert "org.opencontainers.image.source" in runtime
     for tool in ("gcc", "build-essential", "apt-get install"):
         assert tool not in runtime
+
+
+# ------------------------------------------------------------------ the gRPC-Web gateway
+
+WEB = MANIFESTS / "grpc-web"
+
+
+def web_documents() -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (path.name, doc)
+        for path in sorted(WEB.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"),
+    [pytest.param(n, d, id=f"grpc-web/{d['kind']}") for n, d in web_documents()],
+)
+def test_grpc_web_manifest_is_valid(name: str, doc: dict[str, Any]) -> None:
+    if doc["kind"] == "Kustomization":
+        assert set(doc["resources"]) == {p.name for p in WEB.glob("*.yaml")} - {name}
+        return
+    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+
+
+def test_grpc_web_gateway_runs_as_documented() -> None:
+    """docs/deploy.md "Browsers": its own pods (not the servers'), every variable a real
+    setting of `referee grpc-web`, the target the base's Service, the drain and grace
+    inside the termination grace, /healthz probes on its port, the service's selector."""
+    docs = {d["kind"]: d for _, d in web_documents()}
+    deployment, service = docs["Deployment"], docs["Service"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    (base,) = by_kind("Deployment")
+    assert (
+        labels["app.kubernetes.io/name"]
+        != base["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
+    ), "the gateway's pods must not join the servers' Services"
+    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["args"] == ["grpc-web"]
+    env = env_of(container)
+    web = _parser().parse_args(["grpc-web"]).grpc_web_parser
+    # Each setting's variable, as its help names it ("env REFEREE_...").
+    known = {m for a in web._actions for m in re.findall(r"env (REFEREE_\w+)", a.help or "")}
+    assert set(env) <= known, set(env) - known
+    parsed = _parser().parse_args(["grpc-web"])  # the defaults, for what env leaves unset
+    assert env["REFEREE_GRPC_WEB_TARGET"].split(":") == ["referee", "50051"]
+    (served,) = [s for s in by_kind("Service") if s["metadata"]["name"] == "referee"]
+    assert [p["port"] for p in served["spec"]["ports"] if p["name"] == "grpc"] == [50051]
+    drain = float(env.get("REFEREE_GRPC_WEB_DRAIN_DELAY_SECONDS", parsed.drain_delay_seconds))
+    grace = float(env.get("REFEREE_GRPC_WEB_GRACE_SECONDS", parsed.grace_seconds))
+    assert drain >= ENDPOINT_PROPAGATION_SECONDS + container["readinessProbe"]["periodSeconds"]
+    assert pod["terminationGracePeriodSeconds"] > drain + grace
+    port = int(env["REFEREE_GRPC_WEB_PORT"])
+    assert [p["containerPort"] for p in container["ports"]] == [port]
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"]["path"] == "/healthz"
+    liveness = container["livenessProbe"]
+    assert liveness["periodSeconds"] * liveness["failureThreshold"] > drain + grace
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True

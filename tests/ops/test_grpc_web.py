@@ -526,6 +526,41 @@ def test_a_stop_closes_idle_connections_and_takes_no_new_ones(server: ServerThre
         idle.close()
 
 
+def _healthz(port: int) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/healthz")
+        r = conn.getresponse()
+        r.read()
+        return r.status
+    finally:
+        conn.close()
+
+
+def test_a_stop_drains_first_health_503_calls_served(server: ServerThread) -> None:
+    import threading
+
+    gateway = _gateway(server, drain_delay_seconds=600)
+    assert _healthz(gateway.port) == 200
+    stopping = threading.Thread(target=gateway.stop)
+    stopping.start()
+    try:
+        for _ in range(3000):
+            if gateway.draining:
+                break
+            threading.Event().wait(0.01)
+        assert _healthz(gateway.port) == 503  # the load balancer takes the gateway out
+        reply = call(gateway.port, "ListGames", pb.ListGamesRequest())
+        assert reply.code == 0 and reply.messages  # while calls are still served
+        assert "connection" not in reply.headers
+    finally:
+        gateway.cut_drain()  # as a second SIGTERM does
+        stopping.join(60)
+    assert not stopping.is_alive()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", gateway.port), timeout=5)
+
+
 def test_https(server: ServerThread, tmp_path: Path) -> None:
     certs = make_certs(tmp_path)
     gateway = _gateway(server, tls_cert=certs.server_cert, tls_key=certs.server_key)
@@ -618,3 +653,56 @@ def test_anything_a_client_sends_gets_a_status_never_unknown_or_internal(
         return
     assert reply.code in _STATUSES, reply.trailers
     assert call(gateway.port, "ListGames", pb.ListGamesRequest()).code == 0
+
+
+# ------------------------------------------------------------------ the command
+
+
+def _run_gateway(*args: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "grpc-web", "--log-format", "json", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_the_command_serves_until_sigterm(server: ServerThread) -> None:
+    import json
+    import signal
+
+    proc = _run_gateway("--target", server.address, "--host", "127.0.0.1", "--port", "0")
+    try:
+        assert proc.stderr is not None
+        line = json.loads(proc.stderr.readline())
+        assert line["event"] == "grpc_web_serving" and line["target"] == server.address
+        reply = call(line["port"], "ListGames", pb.ListGamesRequest())
+        assert reply.code == 0 and reply.messages
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        events = [json.loads(x)["event"] for x in proc.stderr.read().splitlines()]
+        assert events == ["grpc_web_stopping", "grpc_web_stopped"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tls-cert", "/nonexistent.pem"], "--tls-cert and --tls-key go together"),
+        (["--tls-cert", "/nonexistent.pem", "--tls-key", "/x.pem"], "--tls-cert, --tls-key"),
+        (["--allow-origin", "play.example.com"], "is not an origin"),
+        (["--max-message-bytes", "4096"], "out of range"),
+        (["--server-name", "x"], "--server-name needs --tls or --ca-file"),
+        (["--port", "70000"], "out of range"),
+    ],
+)
+def test_the_command_refuses_settings_that_cannot_work(args: list[str], message: str) -> None:
+    proc = _run_gateway("--port", "0", *args)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert message in err and "Traceback" not in err, err

@@ -26,3 +26,16 @@ export function vectorsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url)); // clients/typescript/dist/test
   return process.env["REFEREE_VECTORS"] ?? join(here, "..", "..", "..", "..", "tests", "vectors");
 }
+
+/** The gRPC-Web gateways (`referee grpc-web`) in front of the plain and the strict server. */
+export function grpcWebUrl(): string {
+  const a = process.env["REFEREE_GRPC_WEB_URL"];
+  if (!a) throw new Error("REFEREE_GRPC_WEB_URL is not set: a referee grpc-web gateway (tests/clients starts one)");
+  return a;
+}
+
+export function strictGrpcWebUrl(): string {
+  const a = process.env["REFEREE_STRICT_GRPC_WEB_URL"];
+  if (!a) throw new Error("REFEREE_STRICT_GRPC_WEB_URL is not set: a referee grpc-web gateway (tests/clients starts one)");
+  return a;
+}
