@@ -627,11 +627,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     health_port = _env("HEALTH_PORT", "").strip()
     if not health_port.isdigit():  # unset, or none/off
-        health_port = _env("PORT", str(DEFAULT_PORT))
+        health_port = _env("PORT", "").strip()
+    if not (health_port.isascii() and health_port.isdigit()):  # unset, or not a port
+        health_port = str(DEFAULT_PORT)
     health.add_argument(
         "--address",
         default=f"localhost:{health_port}",
-        help="server to check (default: localhost and REFEREE_HEALTH_PORT, else REFEREE_PORT)",
+        help="server to check (default: localhost and REFEREE_HEALTH_PORT, else REFEREE_PORT, "
+        f"else {DEFAULT_PORT})",
     )
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
@@ -1406,8 +1409,8 @@ def _deal(args: argparse.Namespace) -> int:
     from referee.v1 import common_pb2, referee_pb2
 
     try:
+        seed = _seed(args.seed)
         config = _deal_config(args)
-        seed = bytes.fromhex(args.seed)
     except (ValueError, json_format.ParseError) as e:
         print(f"referee deal: {' '.join(str(e).split())}", file=sys.stderr)  # one line
         return 2
@@ -1427,6 +1430,17 @@ def _deal(args: argparse.Namespace) -> int:
     }
     print(json.dumps(out, indent=1, ensure_ascii=False))
     return 0
+
+
+def _seed(text: str) -> bytes:
+    """A seed given as ``--seed``: 32 bytes as 64 hex digits, either case. ``ValueError``
+    with a one-line reason naming the flag."""
+    digits = text.strip()
+    if not re.fullmatch(r"[0-9A-Fa-f]*", digits):
+        raise ValueError(f"--seed: {text!r} is not hexadecimal")
+    if len(digits) != 64:
+        raise ValueError(f"--seed: {len(digits)} hex digits, not the 64 of a 32-byte seed")
+    return bytes.fromhex(digits)
 
 
 def _add_game_options(p: argparse.ArgumentParser, address: str) -> None:
@@ -1473,6 +1487,8 @@ def _game_config(game: str, config: str, seats: int | None) -> Any:
     """The GameConfig of a game id, its options in JSON (``--config``) and ``--seats``."""
     import json
 
+    from google.protobuf import json_format
+
     from referee.client import config as game_config
 
     try:
@@ -1483,7 +1499,25 @@ def _game_config(game: str, config: str, seats: int | None) -> Any:
         raise ValueError("--config must be a JSON object")
     if seats is not None:
         options["seats"] = seats
-    return game_config(game, options)
+    try:
+        return game_config(game, options)
+    except json_format.ParseError as e:
+        raise ValueError(f"--config: {_parse_error(e)}") from None
+
+
+def _parse_error(e: Exception) -> str:
+    """protobuf's ParseError of a GameConfig's JSON in one line: an unknown field is
+    named with the fields of its message."""
+    text = str(e)
+    unknown = re.search(r'has no field named "([^"]*)" at "GameConfig\.?([^"]*)"', text)
+    if unknown is None:
+        return " ".join(text.split())
+    field, where = unknown.groups()
+    known = re.search(r"Available Fields\(except extensions\): \"\[(.*?)\]\"", text)
+    message = f"{where or 'GameConfig'} has no option {field!r}"
+    if known:
+        message += " (its options: " + ", ".join(re.findall(r"'([^']*)'", known.group(1))) + ")"
+    return message
 
 
 def _play_games(
@@ -1501,10 +1535,9 @@ def _play_games(
         args.bot_seed if args.bot_seed is not None else random.SystemRandom().randrange(2**32)
     )
     try:
-        seed = bytes.fromhex(args.seed) if args.seed else b""
+        seed = _seed(args.seed) if args.seed else b""
     except ValueError as e:
-        print(f"referee: --seed: {e}", file=sys.stderr)
-        return 2
+        raise _UsageError(str(e)) from None
     connection = _connection(args)
     with Client(
         args.address,
@@ -1520,6 +1553,8 @@ def _play_games(
                 except (ValueError, json_format.ParseError) as e:
                     print(f"referee: {game}: {e}", file=sys.stderr)
                     return 2
+                if human_seat is not None:
+                    _check_seat(human_seat, game_config)
                 human = Human(human_seat, sys.stdin, sys.stdout) if human_seat is not None else None
                 print(f"== {game}  (bots' seed {bot_seed})")
                 played = run_game(
@@ -1543,6 +1578,26 @@ def _play_games(
             print(f"referee: {e}", file=sys.stderr)
             return 1
     return 0
+
+
+def _check_seat(seat: int, game_config: Any) -> None:
+    """``--seat`` is one of the game's seats, when this build knows how many it has (the
+    game's defaults as the server's: the same rules); a :class:`_UsageError` when not."""
+    from referee.codec import all_codecs
+    from referee.games.base import InvalidInput
+
+    game = game_config.WhichOneof("game")
+    codec = next((c for c in all_codecs() if c.game_id == game), None)
+    if codec is None:
+        return  # a game this build does not know: the server says
+    try:
+        seats = codec.seat_count_of_config(codec.decode_config(game_config, "config"))
+    except (InvalidInput, ValueError):
+        return  # the server says what is wrong with the options
+    if seat >= seats:
+        raise _UsageError(
+            f"--seat {seat}: {game} has {seats} seats, 0 .. {seats - 1} (--seats sets how many)"
+        )
 
 
 def _bots(bot_seed: int, game: str) -> Callable[[int], Any]:

@@ -123,8 +123,11 @@ class RefereeError(Exception):
         #: The ``google.rpc.ErrorInfo`` reason, e.g. ``RULES_VERSION_UNSUPPORTED``.
         self.reason = reason
         text = f"{code.name}: {details}"
-        if self.field_violations:
-            text += " (" + "; ".join(f"{f}: {d}" for f, d in self.field_violations) + ")"
+        # The message names the first violation itself ("invalid FIELD: DESCRIPTION"):
+        # only the violations it does not name are added.
+        more = [f"{f}: {d}" for f, d in self.field_violations if f"{f}: {d}" not in details]
+        if more:
+            text += " (" + "; ".join(more) + ")"
         super().__init__(text)
 
     @classmethod

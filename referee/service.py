@@ -443,7 +443,8 @@ class Referee:
             raise invalid("action", "is required")
         game = request.action.WhichOneof("game")
         if game != codec.game_id:
-            raise invalid("action", f"must be an action of {codec.game_id} (found {game})")
+            found = game if game is not None else "no game"
+            raise invalid("action", f"must be an action of {codec.game_id} (found {found})")
         try:
             action = codec.decode_action(request.action, opened.state, "action")
         except InvalidInput as e:

@@ -104,3 +104,30 @@ def test_the_contract_page_names_the_state_card_encodings() -> None:
     assert used == {"`bytes`", "`uint64`"}, used
     for kind in used:
         assert kind in paragraph, f"docs/api.md does not say that states carry cards as {kind}"
+
+
+def test_the_settings_table_lists_every_serve_flag_with_its_variable() -> None:
+    """docs/operations.md's settings table has a row for every flag of ``referee serve``
+    (its ``--help``), with the flag's environment variable, and for the variables that
+    have no flag (``REFEREE_SEAL_KEYS``)."""
+    from referee import cli
+
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    table = text[text.index("| flag | environment | default | meaning |") :].split("\n\n")[0]
+    rows = {}
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0].startswith("**"):  # a group's title
+            continue
+        assert len(cells) == 4 and all(cells), f"docs/operations.md: a row of 4 cells: {line}"
+        rows[cells[1]] = cells[0]
+    serve = cli._parser().parse_args(["serve"]).serve_parser
+    flags = [a.option_strings[0] for a in serve._actions if a.option_strings and a.dest != "help"]
+    assert len(flags) >= 30
+    modes = {"--check-config"}  # no variable: a mode of the command, not a setting
+    for flag in flags:
+        env = "(none)" if flag in modes else "REFEREE_" + flag[2:].upper().replace("-", "_")
+        assert rows.get(f"`{env}`" if flag not in modes else env) == f"`{flag}`", (
+            f"docs/operations.md's settings table has no row `{flag}` | {env}"
+        )
+    assert rows.get("`REFEREE_SEAL_KEYS`") == "(no flag)"

@@ -85,7 +85,8 @@ def test_deal_shows_the_public_events_and_every_seats_view(
     ("config", "seed", "message"),
     [
         (EARL_3, "00" * 31, "seed"),  # 31 bytes
-        (EARL_3, "zz" * 32, "non-hexadecimal"),
+        (EARL_3, "zz" * 32, "--seed: 'zzzz"),
+        (EARL_3, "abc", "--seed: 3 hex digits, not the 64"),
         ("{not json", ZERO_SEED, "Expecting property name"),
         ('{"noSuchGame": {}}', ZERO_SEED, "noSuchGame"),
         ('{"earlOfCoventry": {"seats": 99}}', ZERO_SEED, "seats"),
@@ -206,6 +207,13 @@ def test_health_checks_the_health_port_when_there_is_one(
     monkeypatch.setenv("REFEREE_HEALTH_PORT", "8081")
     assert address() == "localhost:8081"
     assert cli._parser().parse_args(["health", "--address", "h:1"]).address == "h:1"
+    # A variable that is not a port: health runs regardless, on the default port.
+    monkeypatch.setenv("REFEREE_HEALTH_PORT", "off")
+    for not_a_port in ("abc", "", " ", "-1", "٣"):
+        monkeypatch.setenv("REFEREE_PORT", not_a_port)
+        assert address() == "localhost:50051", not_a_port
+    monkeypatch.setenv("REFEREE_PORT", " 6000 ")
+    assert address() == "localhost:6000"
 
 
 @pytest.mark.parametrize(
@@ -233,11 +241,64 @@ def test_play_and_demo_bounds(
 
 
 @pytest.mark.parametrize("command", [["demo"], ["play", "earl_of_coventry"]])
-def test_play_and_demo_refuse_a_seed_that_is_not_hex_before_connecting(
-    command: list[str], capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("seed", "message"),
+    [
+        ("zz", "--seed: 'zz' is not hexadecimal"),
+        ("abc", "--seed: 3 hex digits, not the 64 of a 32-byte seed"),
+        ("abcd", "--seed: 4 hex digits, not the 64 of a 32-byte seed"),
+        ("00" * 33, "--seed: 66 hex digits, not the 64 of a 32-byte seed"),
+    ],
+)
+def test_play_and_demo_refuse_a_seed_that_is_not_64_hex_digits_before_connecting(
+    command: list[str], seed: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = referee(capsys, *command, "--address", "127.0.0.1:1", "--seed", "zz")
-    assert code == 2 and err.startswith("referee: --seed: non-hexadecimal"), err
+    """As ``referee deal`` and ``referee verify``: a usage error (exit 2), one line, and
+    no server is asked (there is none at that address)."""
+    code, _, err = referee(capsys, *command, "--address", "127.0.0.1:1", "--seed", seed)
+    assert code == 2 and err == f"referee: {message}\n", err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seats", "3", "--seat", "5"], "--seat 5: earl_of_coventry has 3 seats, 0 .. 2"),
+        (["--seat", "4"], "--seat 4: earl_of_coventry has 4 seats, 0 .. 3"),  # the default
+        (["--config", '{"seats": 2}', "--seat", "2"], "--seat 2: earl_of_coventry has 2 seats"),
+    ],
+)
+def test_play_refuses_a_seat_the_game_does_not_have_before_connecting(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = referee(capsys, "play", "earl_of_coventry", "--address", "127.0.0.1:1", *argv)
+    assert code == 2 and out == "", (out, err)
+    assert err.startswith(f"referee: {message}") and err.count("\n") == 1, err
+
+
+def test_play_and_demo_name_an_unknown_option_of_config_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for command in (["demo", "--game", "ecarte"], ["play", "earl_of_coventry"]):
+        code, _, err = referee(
+            capsys, *command, "--address", "127.0.0.1:1", "--config", '{"bogus": 1}'
+        )
+        assert code == 2 and err.count("\n") == 1, err
+        assert "--config: " in err and "has no option 'bogus' (its options: seats, " in err
+
+
+def test_a_servers_refusal_is_not_repeated(
+    capsys: pytest.CaptureFixture[str], server: ServerThread
+) -> None:
+    """The message names the field at fault; its BadRequest violation, the same words,
+    is not printed again."""
+    code, _, err = referee(
+        capsys, "demo", "--game", "ecarte", "--seats", "1", "--address", server.address
+    )
+    assert code == 1, err
+    assert err == (
+        f"referee: {server.address}: INVALID_ARGUMENT: invalid config.ecarte.seats: "
+        "must be 2 .. 3 (E-SEAT-1, E-VAR-5)\n"
+    )
 
 
 class OutOfTurnBot:

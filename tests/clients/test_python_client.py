@@ -179,6 +179,22 @@ def test_broken_requests_are_referee_errors(client: Client) -> None:
     assert info.value.reason == "RULES_VERSION_UNSUPPORTED"
 
 
+def test_an_errors_text_names_each_violation_once() -> None:
+    """The message names the first violation ("invalid FIELD: DESCRIPTION"): the text
+    adds only the violations it does not name, and the field violations stay whole."""
+    one = RefereeError(grpc.StatusCode.INVALID_ARGUMENT, "invalid a.b: is bad", [("a.b", "is bad")])
+    assert str(one) == "INVALID_ARGUMENT: invalid a.b: is bad"
+    assert one.field_violations == [("a.b", "is bad")]
+    two = RefereeError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "invalid a: x (and 1 more)",
+        [("a", "x"), ("b", "y")],
+    )
+    assert str(two) == "INVALID_ARGUMENT: invalid a: x (and 1 more) (b: y)"
+    other = RefereeError(grpc.StatusCode.INVALID_ARGUMENT, "refused", [("seed", "is short")])
+    assert str(other) == "INVALID_ARGUMENT: refused (seed: is short)"
+
+
 def test_config_helper() -> None:
     assert config("earl_of_coventry", {"openHands": True}, seats=3).earl_of_coventry.open_hands
     with pytest.raises(ValueError, match="unknown game"):

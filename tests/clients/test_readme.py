@@ -49,6 +49,19 @@ def test_python_quickstart_runs(server: ServerThread) -> None:
     assert re.match(r"winners: \[\d+", out.getvalue()), out.getvalue()
 
 
+def test_the_clients_page_python_example_runs(server: ServerThread) -> None:
+    """docs/clients.md's first Python example runs as written: it plays a session to
+    its end and replays it with the seed revealed there."""
+    text = (ROOT / "docs" / "clients.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert "referee.replay(" in blocks[0] and "localhost:50051" in blocks[0]
+    namespace: dict[str, Any] = {}
+    code = blocks[0].replace("localhost:50051", server.address)
+    exec(compile(code, "docs/clients.md", "exec"), namespace)
+    assert namespace["game"].finished and len(namespace["seed"]) == 32
+    assert namespace["replayed"].final_hash == namespace["game"].state_hash
+
+
 def test_typescript_quickstart_runs(server: ServerThread) -> None:
     assert_in_file(block("ts", "RefereeClient"), "typescript/src/examples/quickstart.ts")
     test_typescript._ready()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import grpc
 import pytest
@@ -354,6 +355,15 @@ def test_malformed_actions_are_invalid_argument(stub: Stub, action: pb.Action, f
     )
 
 
+def test_an_action_of_no_game_says_so(stub: Stub) -> None:
+    state = new_game(stub).state
+    action = pb.Action(actor=common_pb2.Actor(seat=0))
+    fields = expect_invalid(
+        lambda: stub.ApplyAction(pb.ApplyActionRequest(state=state, action=action)), "action"
+    )
+    assert fields == [("action", "must be an action of earl_of_coventry (found no game)")]
+
+
 def test_missing_state_is_invalid_argument(stub: Stub) -> None:
     expect_invalid(lambda: stub.LegalActions(pb.LegalActionsRequest()), "state")
 
@@ -444,6 +454,21 @@ def test_request_id_is_returned(channel: grpc.Channel) -> None:
     _, call = stub.ListGames.with_call(pb.ListGamesRequest())
     made = dict(call.trailing_metadata())["x-request-id"]
     assert len(made) == 32
+
+
+def test_an_unknown_method_has_no_request_id(channel: grpc.Channel) -> None:
+    """gRPC answers a method the server does not have before the server sees the call:
+    no request id (docs/api.md says so)."""
+    nope = channel.unary_unary(
+        "/referee.v1.RefereeService/Nope",
+        request_serializer=lambda b: b,
+        response_deserializer=lambda b: b,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        nope(b"", metadata=(("x-request-id", "abc-2"),))
+    err: Any = caught.value
+    assert err.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert "x-request-id" not in dict(err.trailing_metadata() or ())
 
 
 def test_scenarios_hold_over_the_wire(stub: Stub) -> None:
