@@ -226,12 +226,16 @@ class _Listener(ThreadingHTTPServer):
             self.gateway.slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        # A connection that broke (a failed TLS handshake, a reset): one debug line,
-        # not socketserver's traceback on stderr.
+        """A connection that broke (a failed TLS handshake, a reset, a client too slow):
+        one debug line, not socketserver's traceback on stderr; anything else is a bug
+        of the gateway's, logged as an error with its stack."""
         import sys
 
         error = sys.exc_info()[1]
-        log.debug("grpc_web_connection_error", error=type(error).__name__)
+        if isinstance(error, OSError):  # ssl.SSLError and TimeoutError included
+            log.debug("grpc_web_connection_error", error=type(error).__name__)
+        else:
+            log.error("grpc_web_failed", error=type(error).__name__, exc_info=True)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -575,6 +575,42 @@ def test_https(server: ServerThread, tmp_path: Path) -> None:
         gateway.stop()
 
 
+def test_https_certificates_are_reloaded_when_their_files_change(
+    server: ServerThread, tmp_path: Path
+) -> None:
+    import shutil
+    import time
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = make_certs(tmp_path / "a"), make_certs(tmp_path / "b")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    shutil.copy(first.server_cert, cert)
+    shutil.copy(first.server_key, key)
+    gateway = _gateway(server, tls_cert=cert, tls_key=key)
+    try:
+        old = ssl.create_default_context(cafile=str(first.ca))
+        new = ssl.create_default_context(cafile=str(second.ca))
+        assert call(gateway.port, "ListGames", pb.ListGamesRequest(), context=old).code == 0
+        key.write_text("not a key")  # a half-written pair: the last good one serves
+        for _ in range(8):  # the files are looked at once a second at most
+            time.sleep(0.2)
+            assert call(gateway.port, "ListGames", pb.ListGamesRequest(), context=old).code == 0
+        shutil.copy(second.server_cert, cert)
+        shutil.copy(second.server_key, key)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                reply = call(gateway.port, "ListGames", pb.ListGamesRequest(), context=new)
+                break
+            except ssl.SSLError:
+                assert time.monotonic() < deadline, "the new certificate was never served"
+                time.sleep(0.1)
+        assert reply.code == 0
+    finally:
+        gateway.stop()
+
+
 def test_a_target_with_tls(tmp_path: Path) -> None:
     from referee.tls import TlsFiles
 
