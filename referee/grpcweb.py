@@ -247,8 +247,15 @@ class _Handler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return self.server_version
 
+    # An answer's headers and body leave in one write (the handler flushes after each
+    # request), with no Nagle delay: two small writes would wait for the client's
+    # delayed ACK, about 40 ms a call.
+    wbufsize = 64 * 1024
+
     def setup(self) -> None:
         gateway = self.server.gateway
+        with contextlib.suppress(OSError):
+            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         context = gateway.tls_context()
         if context is not None:
             self.request.settimeout(HANDSHAKE_SECONDS)

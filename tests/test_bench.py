@@ -170,3 +170,15 @@ def test_overhead_bench_runs() -> None:
     out = run("overhead.py", "--calls", "300", "--rounds", "1")
     rows = re.findall(r"^(\S+)\s+[\d.]+\s+-?[\d.]+$", out, re.MULTILINE)
     assert rows == ["baseline", "interceptor", "+log", "+metrics", "+multiproc", "+auth+limit"], out
+
+
+def test_grpcweb_bench_runs() -> None:
+    if shutil.which("h2load") is None:
+        pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
+    out = run("grpcweb.py", "--seconds", "1", "--connections", "2", "--games", "ecarte")
+    rows = re.findall(
+        r"^ecarte, ApplyAction\s+(direct|gateway)\s+([\d,]+)\s.*\s(\d+)\s+\d+\s+\d+$", out, re.M
+    )
+    assert [path for path, _, _ in rows] == ["direct", "gateway"], out
+    assert all(failed == "0" for _, _, failed in rows), out
+    assert "ratio gateway / direct for ecarte:" in out
