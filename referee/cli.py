@@ -639,7 +639,10 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
     _add_connection_options(health)
-    _add_grpc_web_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
+    port = _env("PORT", "").strip()
+    if not (port.isascii() and port.isdigit()):  # unset, or not a port: the default
+        port = str(DEFAULT_PORT)
+    _add_grpc_web_parser(sub, f"localhost:{port}")
     _add_play_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     _add_demo_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
     return parser
