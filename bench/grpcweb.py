@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from service import cpu_seconds, free_port, wait_for_port  # bench/ is on sys.path
+from service import (  # bench/ is on sys.path
+    cpu_seconds,
+    free_port,
+    h2load_results,
+    wait_for_port,
+)
 from workload import apply_request, build
 
 METHOD = "/referee.v1.RefereeService/ApplyAction"
@@ -57,14 +61,7 @@ def h2load(url: str, body: Path, seconds: float, connections: int, web: bool, lo
     else:
         cmd += ["--header=content-type: application/grpc", "--header=te: trailers"]
     out = subprocess.run([*cmd, url], capture_output=True, text=True, check=True).stdout
-    line = next(x for x in out.splitlines() if x.startswith("finished in"))
-    rate = float(line.split(",")[1].split()[0])
-    requests = next(x for x in out.splitlines() if x.startswith("requests:"))
-    failed = int(requests.split(",")[4].split()[0]) + int(requests.split(",")[5].split()[0])
-    durations = sorted(
-        int(row.split("\t")[2]) / 1000 for row in log.read_text().splitlines() if row.strip()
-    )
-    q = statistics.quantiles(durations, n=100)
+    rate, failed, q = h2load_results(out, log)
     return Run(rate, q[49], q[98], failed, 0.0, 0.0)
 
 

@@ -245,6 +245,13 @@ def h2load(
         cmd.append(f"--rps={rps / CONNECTIONS:.0f}")
     cmd.append(f"http://127.0.0.1:{port}{METHOD}")
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rate, failed, q = h2load_results(out, log)
+    return Load(rate, q[49], q[89], q[98], failed)
+
+
+def h2load_results(out: str, log: Path) -> tuple[float, int, list[float]]:
+    """An h2load run's calls/s, failed calls and latency percentiles (ms, 1 .. 99), from
+    its output and its per-request log (``--log-file``)."""
     line = next(x for x in out.splitlines() if x.startswith("finished in"))
     rate = float(line.split(",")[1].split()[0])
     requests = next(x for x in out.splitlines() if x.startswith("requests:"))
@@ -252,8 +259,7 @@ def h2load(
     durations = sorted(
         int(row.split("\t")[2]) / 1000 for row in log.read_text().splitlines() if row.strip()
     )
-    q = statistics.quantiles(durations, n=100)
-    return Load(rate, q[49], q[89], q[98], failed)
+    return rate, failed, statistics.quantiles(durations, n=100)
 
 
 def measure(
