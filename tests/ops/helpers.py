@@ -307,6 +307,7 @@ def make_certs(directory: Path) -> Certs:
             .not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(k.public_key()), False)
             .add_extension(
                 x509.KeyUsage(
                     digital_signature=True,
@@ -342,6 +343,13 @@ def make_certs(directory: Path) -> Certs:
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+            # Key identifiers: OpenSSL's strict verification (Python 3.13's default
+            # context) refuses a certificate without its issuer's.
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(k.public_key()), False)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer[1].public_key()),
+                critical=False,
+            )
         )
         if server:
             builder = builder.add_extension(
