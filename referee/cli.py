@@ -625,11 +625,14 @@ def _parser() -> argparse.ArgumentParser:
         "Health needs no token unless the server's --auth-exempt says otherwise; a TLS "
         "port needs --tls or --ca-file (a --health-port is plaintext).",
     )
+    # The client commands' default addresses: a variable that is not a port (unset,
+    # none/off, a typo) is passed over, so they still run.
+    port = _env("PORT", "").strip()
+    if not (port.isascii() and port.isdigit()):
+        port = str(DEFAULT_PORT)
     health_port = _env("HEALTH_PORT", "").strip()
-    if not health_port.isdigit():  # unset, or none/off
-        health_port = _env("PORT", "").strip()
-    if not (health_port.isascii() and health_port.isdigit()):  # unset, or not a port
-        health_port = str(DEFAULT_PORT)
+    if not (health_port.isascii() and health_port.isdigit()):
+        health_port = port
     health.add_argument(
         "--address",
         default=f"localhost:{health_port}",
@@ -639,12 +642,9 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
     _add_connection_options(health)
-    port = _env("PORT", "").strip()
-    if not (port.isascii() and port.isdigit()):  # unset, or not a port: the default
-        port = str(DEFAULT_PORT)
     _add_grpc_web_parser(sub, f"localhost:{port}")
-    _add_play_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
-    _add_demo_parser(sub, f"localhost:{_env('PORT', str(DEFAULT_PORT))}")
+    _add_play_parser(sub, f"localhost:{port}")
+    _add_demo_parser(sub, f"localhost:{port}")
     return parser
 
 
@@ -653,9 +653,9 @@ GRPC_WEB_PORT: Final = 8080
 
 def _origins(text: str) -> tuple[str, ...]:
     """``--allow-origin``'s list: ``*``, or origins ``scheme://host[:port]``."""
-    origins = tuple(o.strip().lower().rstrip("/") for o in text.split(",") if o.strip())
+    origins = tuple(o.strip() for o in text.split(",") if o.strip())
     for o in origins:
-        if o != "*" and not re.fullmatch(r"https?://[a-z0-9.\-\[\]:]+", o):
+        if o != "*" and not re.fullmatch(r"https?://[a-z0-9.\-\[\]:]+/?", o.lower()):
             raise argparse.ArgumentTypeError(
                 f"{o!r} is not an origin (scheme://host[:port], e.g. https://play.example.com) "
                 "nor *"
@@ -1435,15 +1435,23 @@ def _deal(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seed(text: str) -> bytes:
-    """A seed given as ``--seed``: 32 bytes as 64 hex digits, either case. ``ValueError``
-    with a one-line reason naming the flag."""
+def _hex32(text: str, what: str) -> bytes:
+    """32 bytes as 64 hex digits, either case; ``ValueError`` with a one-line reason
+    (``what`` the 32 bytes are, e.g. "a 32-byte seed")."""
     digits = text.strip()
     if not re.fullmatch(r"[0-9A-Fa-f]*", digits):
-        raise ValueError(f"--seed: {text!r} is not hexadecimal")
+        raise ValueError(f"{text!r} is not hexadecimal")
     if len(digits) != 64:
-        raise ValueError(f"--seed: {len(digits)} hex digits, not the 64 of a 32-byte seed")
+        raise ValueError(f"{len(digits)} hex digits, not the 64 of {what}")
     return bytes.fromhex(digits)
+
+
+def _seed(text: str) -> bytes:
+    """A seed given as ``--seed``; ``ValueError`` with a one-line reason naming the flag."""
+    try:
+        return _hex32(text, "a 32-byte seed")
+    except ValueError as e:
+        raise ValueError(f"--seed: {e}") from None
 
 
 def _add_game_options(p: argparse.ArgumentParser, address: str) -> None:
@@ -1619,14 +1627,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _sha256_hex(text: str) -> bytes:
     """A SHA-256 hash as 64 hex digits, either case (verify's --commitment, --final-hash)."""
-    digits = text.strip()
-    if not re.fullmatch(r"[0-9A-Fa-f]*", digits):
-        raise argparse.ArgumentTypeError(f"{text!r} is not hexadecimal")
-    if len(digits) != 64:
-        raise argparse.ArgumentTypeError(
-            f"{len(digits)} hex digits, not the 64 of a SHA-256 hash: {text!r}"
-        )
-    return bytes.fromhex(digits)
+    try:
+        return _hex32(text, "a SHA-256 hash")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _seat_entropy(text: str) -> tuple[int, bytes]:

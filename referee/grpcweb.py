@@ -281,7 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin is None:
             return []
-        allowed = self.server.gateway.settings.allow_origins
+        allowed = self.server.gateway.origins
         if "*" in allowed:
             return [
                 ("Access-Control-Allow-Origin", "*"),
@@ -428,6 +428,8 @@ class Gateway:
 
         self.settings = settings
         self.methods = unary_methods()
+        # Origins compare as browsers send them: lower case, no trailing slash.
+        self.origins = frozenset(o.lower().rstrip("/") for o in settings.allow_origins)
         self.slots = threading.BoundedSemaphore(settings.max_connections)
         self.stopping = False  # answers say Connection: close
         self.draining = False  # /healthz says 503
@@ -509,10 +511,6 @@ class Gateway:
     def leave(self) -> None:
         with self._lock:
             self._in_flight -= 1
-
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
 
     def connection_opened(self, conn: socket.socket) -> None:
         with self._lock:

@@ -411,6 +411,25 @@ def choose_legal(
     return a
 
 
+def choose_action(
+    rng: random.Random,
+    m: model.State,
+    roll: float,
+    legal: list[model.Action],
+    weights: dict[str, int],
+) -> tuple[model.Action, bool]:
+    """The next action by ``roll``: an illegal one of the seat on turn near a bound,
+    another illegal or a malformed one, else one of ``legal`` (then True)."""
+    probe = probe_rate(m)
+    if roll < probe:
+        return choose_on_turn(rng, m), False
+    if roll < probe + 0.12 or not legal:
+        return choose_illegal(rng, m), False
+    if roll < probe + 0.15:
+        return choose_malformed(rng, m), False
+    return choose_legal(rng, legal, weights), True
+
+
 def random_cards(rng: random.Random, m: model.State, seat: int) -> tuple[str, ...]:
     """A discard that is often wrong: 0 .. 5 held cards, now and then a card not held or
     the king of trumps."""
@@ -629,16 +648,7 @@ def play_match(cfg: model.Config, seed: bytes, choice_seed: int, exchanges: bool
                 break
             after_end += 1
         flat = [a for actions in legal.values() for a in actions]
-        roll = rng.random()
-        probe = probe_rate(m)
-        if roll < probe:
-            action = choose_on_turn(rng, m)
-        elif roll < probe + 0.12 or not flat:
-            action = choose_illegal(rng, m)
-        elif roll < probe + 0.15:
-            action = choose_malformed(rng, m)
-        else:
-            action = choose_legal(rng, flat, weights)
+        action, _ = choose_action(rng, m, rng.random(), flat, weights)
         e, m = step(run, e, m, action)
     compare_states(run, e, m)
     return len(run.trace)

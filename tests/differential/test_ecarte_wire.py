@@ -79,14 +79,10 @@ from tests.differential.test_ecarte_differential import (
     LEGAL_WEIGHTS,
     SPECTATORS,
     actors_of,
-    choose_illegal,
-    choose_legal,
-    choose_malformed,
-    choose_on_turn,
+    choose_action,
     configs,
     model_projection,
     normal_model,
-    probe_rate,
     seeds,
 )
 from tests.differential.trust_format import shuffle_seed
@@ -957,18 +953,9 @@ def next_action(
     """The next action of a match and its message, by ``roll`` (at least
     ``WIRE_ONLY_RATE``): an illegal one of the seat on turn near a bound, another illegal
     or malformed one, else a legal one, sent as ``LegalActions`` listed it when it did."""
-    probe = probe_rate(m)
     flat = [a for actor in actors_of(m) for a in model.legal_actions(m, actor)]
-    listed_msg: pb.Action | None = None
-    if roll < probe:
-        action = choose_on_turn(rng, m)
-    elif roll < probe + 0.12 or not flat:
-        action = choose_illegal(rng, m)
-    elif roll < probe + 0.15:
-        action = choose_malformed(rng, m)
-    else:
-        action = choose_legal(rng, flat, weights)
-        listed_msg = as_listed(listed, action)
+    action, legal = choose_action(rng, m, roll, flat, weights)
+    listed_msg = as_listed(listed, action) if legal else None
     action = wire_action(rng, action)
     return action, listed_msg if listed_msg is not None else action_msg(action)
 

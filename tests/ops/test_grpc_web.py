@@ -470,6 +470,15 @@ def test_cors_for_the_allowed_origins_only(gateway: Gateway) -> None:
     assert "access-control-allow-origin" not in foreign.headers
 
 
+def test_allowed_origins_compare_as_browsers_send_them(server: ServerThread) -> None:
+    gateway = _gateway(server, allow_origins=("HTTPS://Play.Example.com/",))
+    try:
+        allowed = _preflight(gateway.port, ORIGIN)
+        assert allowed.getheader("Access-Control-Allow-Origin") == ORIGIN
+    finally:
+        gateway.stop()
+
+
 def test_cors_for_any_origin(server: ServerThread) -> None:
     gateway = _gateway(server, allow_origins=("*",))
     try:
