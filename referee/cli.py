@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import faulthandler
 import math
 import os
 import re
@@ -14,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from referee import __version__, build
+from referee import __version__, build, stacks
 
 ENV_PREFIX = "REFEREE_"
 
@@ -1078,8 +1077,7 @@ def _serve(args: argparse.Namespace) -> int:
         # A crash in a C extension (SIGSEGV and the like): every thread's Python stack
         # on stderr before the process dies; and on SIGUSR2 (an operator's kill -USR2),
         # the same while it goes on serving. With --workers N, the supervisor logs them.
-        faulthandler.enable(all_threads=True)
-        faulthandler.register(signal.SIGUSR2, all_threads=True, chain=False)
+        stacks.install(sys.stderr.fileno(), hung_signal=False)
         run_worker(settings, metrics, 0, on_ready)
     except OSError as e:
         print(f"referee: cannot serve: {e}", file=sys.stderr)

@@ -62,9 +62,14 @@ RESTART_BACKOFF_MAX = 30.0
 STABLE_SECONDS = 10.0  # a worker that ran this long is restarted without delay
 KILL_MARGIN_SECONDS = 5.0
 HEARTBEAT_SECONDS = 1.0  # a worker's heartbeat line (with worker_hang_seconds > 0)
-# A hung worker is sent STACKS_SIGNAL (its threads' Python stacks written to its stacks
-# pipe, by faulthandler) and SIGKILLed this long after.
+# An operator's question (kill -USR2, to the supervisor or a worker): a worker writes its
+# threads' Python stacks to its stacks pipe from a Python signal handler, and goes on.
 STACKS_SIGNAL = signal.SIGUSR2
+# A hung worker is sent HUNG_STACKS_SIGNAL (its stacks written by faulthandler, from its
+# C signal handler, so even a worker stuck holding the GIL answers) and SIGKILLed this
+# long after. Two signals: faulthandler's dump reads the other threads' frames without
+# the GIL, which can crash a worker that is running (referee/stacks.py).
+HUNG_STACKS_SIGNAL = signal.SIGUSR1
 STACKS_SECONDS = 1.0
 STACKS_MAX_BYTES = 64 * 1024  # logged of a worker's stacks at a time, at most
 # Stacks are logged once their writer has been quiet this long (faulthandler writes a
@@ -419,7 +424,7 @@ class Supervisor:
                 # SIGKILL: a stuck process may not heed SIGTERM. faulthandler writes
                 # them from its C signal handler, so even a worker stuck holding the
                 # GIL does; a stopped one (SIGSTOP) writes nothing and is killed alike.
-                self._signal(c, STACKS_SIGNAL)
+                self._signal(c, HUNG_STACKS_SIGNAL)
                 c.kill_at = now + STACKS_SECONDS
 
     def _kill_due(self, now: float) -> None:
@@ -693,17 +698,17 @@ class Supervisor:
 
 def _register_stacks(fd: int) -> None:
     """Every thread's Python stack written to ``fd`` (the supervisor's stacks pipe,
-    logged as ``child_stacks`` as it comes): on STACKS_SIGNAL, after which the worker
-    goes on (the supervisor asks before it kills a hung worker; an operator asks with
-    ``kill -USR2``, to the supervisor for every worker or to one worker), and
-    on a fatal signal (SIGSEGV, SIGFPE, SIGABRT, SIGBUS, SIGILL: a crash in a C
-    extension), after which it dies of it. Never blocking: a full pipe (signalled
-    again and again) loses stacks, not the worker."""
-    import faulthandler
+    logged as ``child_stacks`` as it comes; :mod:`referee.stacks`): on STACKS_SIGNAL,
+    after which the worker goes on (an operator asks with ``kill -USR2``, to the
+    supervisor for every worker or to one worker); on HUNG_STACKS_SIGNAL, which the
+    supervisor sends before it kills a hung worker; and on a fatal signal (SIGSEGV,
+    SIGFPE, SIGABRT, SIGBUS, SIGILL: a crash in a C extension), after which it dies of
+    it. Never blocking: a full pipe (signalled again and again) loses stacks, not the
+    worker."""
+    from referee import stacks
 
     os.set_blocking(fd, False)
-    faulthandler.enable(file=fd, all_threads=True)
-    faulthandler.register(STACKS_SIGNAL, file=fd, all_threads=True, chain=False)
+    stacks.install(fd, hung_signal=True)
 
 
 def _heartbeat(server: object, fd: int, line: bytes) -> None:

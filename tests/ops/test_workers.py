@@ -442,8 +442,8 @@ class Children:
         self.signals.append((pid, sig))
         if sig == signal.SIGTERM and self.ignore_sigterm:
             return
-        if sig == workers_module.STACKS_SIGNAL:  # handled (faulthandler): goes on
-            return
+        if sig in (workers_module.STACKS_SIGNAL, workers_module.HUNG_STACKS_SIGNAL):
+            return  # handled (referee.stacks): goes on
         self.exits.append((pid, int(sig)))  # the wait status of a death by signal sig
         os.write(self.wake, b"\0")
 
@@ -700,7 +700,8 @@ def test_a_worker_silent_for_worker_hang_seconds_is_killed_then_restarted(
 def test_a_hung_worker_is_asked_for_its_stacks_then_killed_and_they_are_logged(
     supervisor: tuple[Supervisor, Children, Recorded],
 ) -> None:
-    """A hung worker with a stacks pipe is sent STACKS_SIGNAL first, SIGKILLed
+    """A hung worker with a stacks pipe is sent HUNG_STACKS_SIGNAL first (faulthandler's,
+    which answers even from a worker stuck holding the GIL), SIGKILLed
     STACKS_SECONDS later; once reaped, what it wrote to the pipe is logged as
     ``child_stacks`` and the pipe closed."""
     sup, children, recorded = supervisor
@@ -715,13 +716,13 @@ def test_a_hung_worker_is_asked_for_its_stacks_then_killed_and_they_are_logged(
     now = time.monotonic()
     sup.children[0].seen = now - hang
     sup._kill_hung(now)
-    assert children.signals == [(1001, signal.SIGUSR2)]
+    assert children.signals == [(1001, signal.SIGUSR1)]
     assert recorded.events("child_hung")[0]["child"] == "worker 0"
     sup._kill_hung(now + 0.1)  # asked already: not again
     sup._kill_due(now + workers_module.STACKS_SECONDS - 0.01)
-    assert children.signals == [(1001, signal.SIGUSR2)]
+    assert children.signals == [(1001, signal.SIGUSR1)]
     sup._kill_due(now + workers_module.STACKS_SECONDS)
-    assert children.signals == [(1001, signal.SIGUSR2), (1001, signal.SIGKILL)]
+    assert children.signals == [(1001, signal.SIGUSR1), (1001, signal.SIGKILL)]
     sup._kill_due(now + 5)  # once
     assert len(children.signals) == 2
     sup._reap()
@@ -766,7 +767,7 @@ def test_the_loop_wakes_up_for_a_hung_workers_kill(
         assert run_loop(sup) == 0
     finally:
         stopper.join()
-    assert children.signals[:2] == [(1001, signal.SIGUSR2), (1001, signal.SIGKILL)]
+    assert children.signals[:2] == [(1001, signal.SIGUSR1), (1001, signal.SIGKILL)]
     assert spawned == ["worker 0"]
     assert recorded.events("child_stacks") == []
 
@@ -849,6 +850,8 @@ def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     text = stacks["stacks"]
     assert "most recent call first" in text and 'File "' in text
     assert "referee/" in text  # a frame of the server's own code
+    # Written by referee.stacks under the GIL (faulthandler names no thread).
+    assert "(MainThread) (most recent call first)" in text
     with channel(server.wait_for("supervisor_started")["port"]) as ch:  # still serving
         assert list_games(ch)
     assert server.terminate() == 0
@@ -856,6 +859,26 @@ def test_a_worker_writes_its_stacks_on_the_signal_and_goes_on(
     assert len(server.events("child_stacks")) == 1
     exited = [e for e in server.events("child_exited") if e["child"] == "worker 0"]
     assert exited and exited[0]["exit_code"] == 0
+
+
+def test_a_worker_signalled_as_a_hung_one_writes_faulthandlers_stacks(
+    served: Callable[..., Served],
+) -> None:
+    """End to end: HUNG_STACKS_SIGNAL, what the supervisor sends a worker with no
+    heartbeat, is faulthandler's (it answers even with the GIL held): a real worker
+    writes its stacks and, not killed by it, goes on serving."""
+    server = served("--workers", "2", "--worker-hang-seconds", "30")
+    server.wait_for("supervisor_ready")
+    pids = {e["worker"]: e["pid"] for e in server.events("referee_serving")}
+    os.kill(pids[1], workers_module.HUNG_STACKS_SIGNAL)
+    stacks = server.wait_for("child_stacks", child="worker 1")
+    text = stacks["stacks"]
+    assert "most recent call first" in text and 'File "' in text
+    assert "(MainThread)" not in text  # faulthandler's text, not referee.stacks'
+    with channel(server.wait_for("supervisor_started")["port"]) as ch:
+        assert list_games(ch)
+    assert server.terminate() == 0
+    assert server.events("child_died") == []
 
 
 def test_the_signal_to_the_supervisor_logs_every_workers_stacks(
