@@ -145,6 +145,15 @@ class ServerSettings:
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = None
 
+    def __post_init__(self) -> None:
+        # The command line refuses less (--max-message-bytes); so does an embedded
+        # server: below it, an answer could outgrow the limit after being logged OK.
+        if self.max_message_bytes < MIN_MESSAGE_BYTES:
+            raise ValueError(
+                f"max_message_bytes must be at least {MIN_MESSAGE_BYTES} (1 MiB): "
+                "every answer but a Replay's must fit"
+            )
+
     def grpc_options(self) -> list[tuple[str, Any]]:
         def ms(seconds: float) -> int:
             return int(seconds * 1000)

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee.server import ServerSettings
+from referee.server import MIN_MESSAGE_BYTES, ServerSettings
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
@@ -30,9 +30,9 @@ def stub(channel: grpc.Channel) -> referee_pb2_grpc.RefereeServiceStub:
 
 
 def test_oversize_request_is_refused() -> None:
-    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=64 * 1024)
-    big = long_replay(10_000)  # about 160 KiB
-    assert big.ByteSize() > 64 * 1024
+    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=MIN_MESSAGE_BYTES)
+    big = long_replay(70_000)  # about 1.1 MiB
+    assert big.ByteSize() > MIN_MESSAGE_BYTES
     with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
         with pytest.raises(grpc.RpcError) as e:
             stub(ch).Replay(big, timeout=10)
@@ -46,11 +46,11 @@ def test_a_replay_answer_over_the_size_limit_is_refused_with_its_reason() -> Non
     from google.rpc import error_details_pb2
     from grpc_status import rpc_status
 
-    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=64 * 1024)
-    request = long_replay(400)  # answered in about 40 KiB, 67 KiB with the log
-    assert request.ByteSize() < 64 * 1024
+    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=MIN_MESSAGE_BYTES)
+    request = long_replay(8_000)  # answered in about 0.8 MiB, 1.3 MiB with the log
+    assert request.ByteSize() < MIN_MESSAGE_BYTES
     with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
-        assert len(stub(ch).Replay(request, timeout=30).steps) == 400
+        assert len(stub(ch).Replay(request, timeout=30).steps) == 8_000
         request.include_log = True
         with pytest.raises(grpc.RpcError) as e:
             stub(ch).Replay(request, timeout=30)
@@ -59,7 +59,15 @@ def test_a_replay_answer_over_the_size_limit_is_refused_with_its_reason() -> Non
         assert status is not None
         info = error_details_pb2.ErrorInfo()
         assert status.details[0].Unpack(info) and info.reason == "RESPONSE_TOO_LARGE"
-        assert int(info.metadata["limit_bytes"]) == 64 * 1024
+        assert int(info.metadata["limit_bytes"]) == MIN_MESSAGE_BYTES
+
+
+def test_an_embedded_server_refuses_a_message_limit_under_1_mib() -> None:
+    """As the command line does: under 1 MiB an answer other than a Replay's could
+    outgrow the limit after its call was logged as answered."""
+    with pytest.raises(ValueError, match="at least 1048576"):
+        ServerSettings(max_message_bytes=MIN_MESSAGE_BYTES - 1)
+    assert ServerSettings(max_message_bytes=MIN_MESSAGE_BYTES).max_message_bytes
 
 
 def test_replay_length_cap() -> None:
