@@ -760,6 +760,17 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
         "PEM certificate chain: serve HTTPS (with --tls-key; reloaded when the files change)",
     )
     _add_setting(web, "--tls-key", "GRPC_WEB_TLS_KEY", "", str, "PEM private key of --tls-cert")
+    _add_setting(
+        web,
+        "--metrics-port",
+        "GRPC_WEB_METRICS_PORT",
+        "",
+        _optional(_int_range(0, 65535)),
+        "serve the gateway's Prometheus metrics over HTTP on this port",
+    )
+    _add_setting(
+        web, "--metrics-host", "GRPC_WEB_METRICS_HOST", "0.0.0.0", str, "metrics port address"
+    )
     _add_setting(web, "--log-level", "LOG_LEVEL", "info", _choice(LEVELS), "log level")
     _add_setting(
         web,
@@ -820,6 +831,8 @@ def _grpc_web(args: argparse.Namespace) -> int:
         tls_key=key,
         target_credentials=connection.credentials,
         target_options=tuple(connection.options),
+        metrics_host=args.metrics_host,
+        metrics_port=args.metrics_port,
     )
     stop = threading.Event()
     gateways: list[Gateway] = []
@@ -832,10 +845,21 @@ def _grpc_web(args: argparse.Namespace) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signalled)
+    from referee.metrics import MULTIPROC_ENV, bind_socket
+
+    # The gateway is one process: prometheus-client's multiprocess mode (chosen at its
+    # import from this variable, which a server's environment may have set) is not its.
+    os.environ.pop(MULTIPROC_ENV, None)
     try:
-        gateway = Gateway(settings)
+        sock = bind_socket(args.host, args.port)
     except OSError as e:
         return fail(f"cannot bind {args.host}:{args.port}: {e.strerror or e}")
+    try:
+        gateway = Gateway(settings, sock)
+    except OSError as e:
+        sock.close()
+        where = f"{args.metrics_host}:{args.metrics_port}"
+        return fail(f"cannot bind --metrics-port {where}: {e.strerror or e}")
     gateways.append(gateway)
     gateway.start()
     stop.wait()

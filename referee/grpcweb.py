@@ -52,6 +52,8 @@ EXPOSED_HEADERS: Final = "grpc-status, grpc-message, grpc-status-details-bin, x-
 BINARY_TYPES: Final = frozenset({"application/grpc-web", "application/grpc-web+proto"})
 TEXT_TYPES: Final = frozenset({"application/grpc-web-text", "application/grpc-web-text+proto"})
 PREFLIGHT_MAX_AGE: Final = "600"
+# The HTTP errors the gateway answers instead of a call (counted by status).
+REFUSAL_STATUSES: Final = (404, 405, 411, 415, 503)
 HANDSHAKE_SECONDS: Final = 10.0
 TLS_CHECK_SECONDS: Final = 1.0
 
@@ -106,6 +108,75 @@ class GatewaySettings:
     # commands' --tls, --ca-file, --server-name, --cert-file, --key-file).
     target_credentials: grpc.ChannelCredentials | None = field(default=None, repr=False)
     target_options: tuple[tuple[str, Any], ...] = ()
+    # Prometheus metrics over HTTP on this port (None: off; 0: any free port).
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int | None = None
+
+
+class GatewayMetrics:
+    """The gateway's own metrics (``referee grpc-web --metrics-port``): what the
+    server's cannot show, the calls as pages saw them (the gateway's time included,
+    and the calls it refused itself), its connections and its HTTP refusals. Labels
+    are bounded: a method the gateway does not forward counts as ``other``."""
+
+    def __init__(self, methods: frozenset[str]) -> None:
+        from prometheus_client import (
+            CollectorRegistry,
+            Counter,
+            Gauge,
+            Histogram,
+            ProcessCollector,
+            disable_created_metrics,
+        )
+
+        from referee import __version__
+        from referee.metrics import LATENCY_BUCKETS
+
+        disable_created_metrics()  # type: ignore[no-untyped-call]
+        self.registry = reg = CollectorRegistry(auto_describe=True)
+        ProcessCollector(registry=reg)
+        self.calls = Counter(
+            "referee_grpc_web_calls",
+            "gRPC-Web calls answered, by method and gRPC status code (the server's, or the"
+            " gateway's own refusal: a malformed body, over the size limit, not forwarded)",
+            ("method", "code"),
+            registry=reg,
+        )
+        self.latency = Histogram(
+            "referee_grpc_web_call_duration_seconds",
+            "Time from a call's request read by the gateway to its answer written, by method",
+            ("method",),
+            buckets=LATENCY_BUCKETS,
+            registry=reg,
+        )
+        self.refusals = Counter(
+            "referee_grpc_web_http_refusals",
+            "Requests answered with an HTTP error instead of a call, by HTTP status (404,"
+            " 405, 411, 415; 503: over --max-connections)",
+            ("status",),
+            registry=reg,
+        )
+        self.connections = Gauge(
+            "referee_grpc_web_connections", "Connections open to the gateway", registry=reg
+        )
+        info = Gauge(
+            "referee_grpc_web_build_info",
+            "Always 1; the version of the gateway",
+            ("version",),
+            registry=reg,
+        )
+        info.labels(__version__).set(1)
+        self._methods = {path: path.rsplit("/", 1)[1] for path in methods}
+        for status in REFUSAL_STATUSES:
+            self.refusals.labels(str(status))
+
+    def call(self, path: str, code: str, seconds: float) -> None:
+        method = self._methods.get(path, "other")
+        self.calls.labels(method, code).inc()
+        self.latency.labels(method).observe(seconds)
+
+    def refused(self, status: int) -> None:
+        self.refusals.labels(str(status)).inc()
 
 
 class CallError(Exception):
@@ -210,6 +281,8 @@ class _Listener(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.gateway.slots.acquire(blocking=False):
+            if self.gateway.metrics is not None:
+                self.gateway.metrics.refused(503)
             with contextlib.suppress(OSError):
                 request.sendall(
                     b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
@@ -309,6 +382,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _http_error(self, status: int, text: str, close: bool = False) -> None:
         log.info("grpc_web_refused", http_status=status, path=self.path[:200])
+        if self.server.gateway.metrics is not None:
+            self.server.gateway.metrics.refused(status)
         if close:
             self.close_connection = True
         body = (text + "\n").encode()
@@ -348,6 +423,15 @@ class _Handler(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = _not_allowed
 
     def do_POST(self) -> None:
+        started = time.perf_counter()
+        code = self._post()
+        metrics = self.server.gateway.metrics
+        if code is not None and metrics is not None:
+            metrics.call(self.path, code, time.perf_counter() - started)
+
+    def _post(self) -> str | None:
+        """Answer a POST; the call's gRPC status code name (None: no call answered, an
+        HTTP error or a body cut short)."""
         gateway = self.server.gateway
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if content_type in BINARY_TYPES:
@@ -356,20 +440,20 @@ class _Handler(BaseHTTPRequestHandler):
             text = True
         else:
             self._http_error(415, "a gRPC-Web call's Content-Type is application/grpc-web+proto")
-            return
+            return None
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
-            return
+            return None
         length_text = self.headers.get("Content-Length")
         if length_text is None or not length_text.strip().isdigit():
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
-            return
+            return None
         length = int(length_text)
         limit = gateway.body_limit(text)
         if length > limit:
             # Not read: the connection closes after the answer.
             self.close_connection = True
-            self._grpc_reply(
+            return self._grpc_reply(
                 text,
                 CallError(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -377,20 +461,20 @@ class _Handler(BaseHTTPRequestHandler):
                     f"{gateway.settings.max_message_bytes} bytes a message",
                 ),
             )
-            return
         body = self.rfile.read(length)
         if len(body) != length:
             self.close_connection = True
-            return
+            return None
         gateway.enter()
         try:
-            self._grpc_reply(text, gateway.call(self.path, body, text, self.headers))
+            return self._grpc_reply(text, gateway.call(self.path, body, text, self.headers))
         finally:
             gateway.leave()
 
-    def _grpc_reply(self, text: bool, outcome: CallError | _Answer) -> None:
+    def _grpc_reply(self, text: bool, outcome: CallError | _Answer) -> str:
         """The gRPC-Web answer: a message frame and a trailer frame when the call
-        succeeded; a trailers-only answer (the status in the headers) when not."""
+        succeeded; a trailers-only answer (the status in the headers) when not.
+        Returns the status code's name."""
         content_type = "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
         headers = [("Content-Type", content_type), *self._cors()]
         if isinstance(outcome, CallError):
@@ -399,16 +483,17 @@ class _Handler(BaseHTTPRequestHandler):
             if outcome.message:
                 status.append(("grpc-message", percent_encode(outcome.message)))
             self._send(200, [*headers, *status])
-            return
+            return outcome.code.name
         headers += outcome.headers
         if outcome.message is None:  # the server's error: trailers only
             self._send(200, [*headers, *outcome.trailers])
-            return
+            return outcome.code
         trailer = "".join(f"{k}:{v}\r\n" for k, v in outcome.trailers).encode("latin-1")
         body = frame(0x00, outcome.message) + frame(0x80, trailer)
         if text:
             body = base64.b64encode(body)
         self._send(200, headers, body)
+        return outcome.code
 
 
 @dataclass(slots=True)
@@ -418,6 +503,7 @@ class _Answer:
     message: bytes | None
     headers: list[tuple[str, str]]
     trailers: list[tuple[str, str]]
+    code: str = "OK"  # the status code's name
 
 
 class Gateway:
@@ -458,7 +544,20 @@ class Gateway:
         ]
         self._callables: list[dict[str, Any]] = [{} for _ in self._channels]
         self._next = 0
-        self._listener = _Listener(sock or bind_socket(settings.host, settings.port), self)
+        self.metrics: GatewayMetrics | None = None
+        self.metrics_port: int | None = None
+        self._metrics_sock: socket.socket | None = None
+        self._metrics_server: Any = None
+        listen = sock or bind_socket(settings.host, settings.port)
+        if settings.metrics_port is not None:
+            try:
+                self._metrics_sock = bind_socket(settings.metrics_host, settings.metrics_port)
+            except OSError:
+                listen.close()
+                raise
+            self.metrics = GatewayMetrics(self.methods)
+            self.metrics_port = self._metrics_sock.getsockname()[1]
+        self._listener = _Listener(listen, self)
         self._thread: threading.Thread | None = None
         self.port: int = self._listener.server_address[1]
 
@@ -515,10 +614,14 @@ class Gateway:
     def connection_opened(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.add(conn)
+        if self.metrics is not None:
+            self.metrics.connections.inc()
 
     def connection_closed(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
+        if self.metrics is not None:
+            self.metrics.connections.dec()
 
     def _callable(self, path: str) -> Any:
         with self._lock:
@@ -565,7 +668,9 @@ class Gateway:
             if details:
                 trailers.append(("grpc-message", percent_encode(details)))
             trailers += _metadata_lines(failed.trailing_metadata())
-            return _Answer(None, _metadata_lines(failed.initial_metadata()), trailers)
+            return _Answer(
+                None, _metadata_lines(failed.initial_metadata()), trailers, failed.code().name
+            )
         trailers = [("grpc-status", "0"), *_metadata_lines(call.trailing_metadata())]
         return _Answer(response, _metadata_lines(call.initial_metadata()), trailers)
 
@@ -581,11 +686,16 @@ class Gateway:
             target=self._listener.serve_forever, name="grpc-web-accept", daemon=True
         )
         self._thread.start()
+        if self._metrics_sock is not None and self.metrics is not None:
+            from referee.metrics import serve_in_thread
+
+            self._metrics_server = serve_in_thread(self._metrics_sock, self.metrics.registry)
         s = self.settings
         log.info(
             "grpc_web_serving",
             address=f"{s.host}:{self.port}",
             port=self.port,
+            metrics_port=self.metrics_port,
             target=s.target,
             target_tls=s.target_credentials is not None,
             tls="on" if s.tls_cert is not None else "off",
@@ -620,4 +730,8 @@ class Gateway:
                 conn.shutdown(socket.SHUT_RDWR)
         for channel in self._channels:
             channel.close()
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+        if self._metrics_sock is not None:
+            self._metrics_sock.close()
         log.info("grpc_web_stopped", calls_in_flight=self._in_flight)

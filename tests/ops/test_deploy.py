@@ -231,7 +231,16 @@ def test_grpc_web_gateway_runs_as_documented() -> None:
     assert drain >= ENDPOINT_PROPAGATION_SECONDS + container["readinessProbe"]["periodSeconds"]
     assert pod["terminationGracePeriodSeconds"] > drain + grace
     port = int(env["REFEREE_GRPC_WEB_PORT"])
-    assert [p["containerPort"] for p in container["ports"]] == [port]
+    metrics = int(env["REFEREE_GRPC_WEB_METRICS_PORT"])
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": port, "metrics": metrics}
+    # Scraped where the gateway serves its metrics, through the Service too.
+    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == str(metrics)
+    assert {p["name"]: p["targetPort"] for p in service["spec"]["ports"]} == {
+        "http": "http",
+        "metrics": "metrics",
+    }
     for probe in ("readinessProbe", "livenessProbe"):
         assert container[probe]["httpGet"]["path"] == "/healthz"
     liveness = container["livenessProbe"]

@@ -31,7 +31,7 @@ from referee.v1 import referee_pb2 as pb
 from referee.v1.referee_pb2_grpc import RefereeServiceStub
 
 from ..server_thread import ServerThread
-from .helpers import make_certs
+from .helpers import make_certs, sample, scrape, wait_until
 
 SERVICE = "/referee.v1.RefereeService/"
 ORIGIN = "https://play.example.com"
@@ -431,6 +431,77 @@ def test_a_request_over_the_message_limit_is_resource_exhausted(server: ServerTh
         gateway.stop()
 
 
+# ------------------------------------------------------------------ metrics
+
+
+def test_the_gateways_metrics_count_calls_refusals_and_connections(server: ServerThread) -> None:
+    """--metrics-port: calls by method and status (the server's and the gateway's own),
+    their time, the HTTP refusals by status and the open connections."""
+    gateway = _gateway(server, metrics_port=0, max_connections=2)
+    try:
+        assert gateway.metrics_port is not None
+        before = scrape(gateway.metrics_port)
+        assert sample(before, "referee_grpc_web_build_info") == 1
+        for status in ("404", "405", "411", "415", "503"):  # known at 0 before any
+            assert f'referee_grpc_web_http_refusals_total{{status="{status}"}}' in before
+        assert sample(before, "process_resident_memory_bytes") > 0
+        assert call(gateway.port, "ListGames", pb.ListGamesRequest()).code == 0
+        assert call(gateway.port, "ListGames", pb.ListGamesRequest(), text=True).code == 0
+        bad = call(gateway.port, "ApplyAction", pb.ApplyActionRequest())  # the server's
+        assert bad.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        frame = post(gateway.port, SERVICE + "ViewState", None, body=b"\x00\x00")  # its own
+        assert frame.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        other = post(gateway.port, "/x.Y/Z", b"")
+        assert other.code == grpc.StatusCode.UNIMPLEMENTED.value[0]
+        wrong = post(gateway.port, SERVICE + "ListGames", b"", content_type="text/plain")
+        assert wrong.status == 415
+        with socket.create_connection(("127.0.0.1", gateway.port)) as one:
+            assert _raw_call(one).startswith(b"HTTP/1.1 200")  # kept alive
+            with socket.create_connection(("127.0.0.1", gateway.port)) as two:
+                assert _raw_call(two).startswith(b"HTTP/1.1 200")
+                with socket.create_connection(("127.0.0.1", gateway.port)) as three:
+                    three.settimeout(30)
+                    assert three.recv(4096).startswith(b"HTTP/1.1 503")
+                wait_until(
+                    lambda: (
+                        sample(scrape(gateway.metrics_port), "referee_grpc_web_connections") == 2
+                    ),
+                    "two connections open",
+                )
+        wait_until(
+            lambda: sample(scrape(gateway.metrics_port), "referee_grpc_web_connections") == 0,
+            "the connections closed",
+        )
+        after = scrape(gateway.metrics_port)
+
+        def calls(method: str, code: str) -> float:
+            return sample(after, "referee_grpc_web_calls_total", method=method, code=code)
+
+        assert calls("ListGames", "OK") == 2 + 2  # two here, one on each kept connection
+        assert calls("ApplyAction", "INVALID_ARGUMENT") == 1
+        assert calls("ViewState", "INVALID_ARGUMENT") == 1
+        assert calls("other", "UNIMPLEMENTED") == 1
+        assert sample(after, "referee_grpc_web_calls_total") == 7
+        seconds = "referee_grpc_web_call_duration_seconds"
+        assert sample(after, seconds + "_count", method="ListGames") == 4
+        assert 0 < sample(after, seconds + "_sum", method="ListGames") < 60
+        assert sample(after, seconds + "_bucket", method="ListGames", le="+Inf") == 4
+
+        def refusals(status: str) -> float:
+            return sample(after, "referee_grpc_web_http_refusals_total", status=status)
+
+        assert (refusals("415"), refusals("503"), refusals("404")) == (1, 1, 0)
+    finally:
+        gateway.stop()
+    with pytest.raises(OSError):  # the metrics port closed with the gateway
+        socket.create_connection(("127.0.0.1", gateway.metrics_port), timeout=5)
+
+
+def test_without_metrics_port_the_gateway_has_no_metrics(gateway: Gateway) -> None:
+    assert gateway.metrics is None and gateway.metrics_port is None
+    assert call(gateway.port, "ListGames", pb.ListGamesRequest()).code == 0
+
+
 # ------------------------------------------------------------------ CORS
 
 
@@ -740,13 +811,18 @@ def test_the_command_serves_until_sigterm(server: ServerThread) -> None:
     import json
     import signal
 
-    proc = _run_gateway("--target", server.address, "--host", "127.0.0.1", "--port", "0")
+    proc = _run_gateway(
+        "--target", server.address, "--host", "127.0.0.1", "--port", "0",
+        "--metrics-port", "0", "--metrics-host", "127.0.0.1",
+    )  # fmt: skip
     try:
         assert proc.stderr is not None
         line = json.loads(proc.stderr.readline())
         assert line["event"] == "grpc_web_serving" and line["target"] == server.address
         reply = call(line["port"], "ListGames", pb.ListGamesRequest())
         assert reply.code == 0 and reply.messages
+        metrics = scrape(line["metrics_port"])
+        assert sample(metrics, "referee_grpc_web_calls_total", method="ListGames") == 1
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
         events = [json.loads(x)["event"] for x in proc.stderr.read().splitlines()]
@@ -754,6 +830,23 @@ def test_the_command_serves_until_sigterm(server: ServerThread) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_command_names_the_port_it_cannot_bind() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for args, named in (
+            (["--port", port], f"cannot bind 127.0.0.1:{port}"),
+            (
+                ["--port", "0", "--metrics-port", port],
+                f"cannot bind --metrics-port 127.0.0.1:{port}",
+            ),
+        ):
+            proc = _run_gateway("--host", "127.0.0.1", "--metrics-host", "127.0.0.1", *args)
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 2 and named in err and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize(
@@ -765,6 +858,7 @@ def test_the_command_serves_until_sigterm(server: ServerThread) -> None:
         (["--max-message-bytes", "4096"], "out of range"),
         (["--server-name", "x"], "--server-name needs --tls or --ca-file"),
         (["--port", "70000"], "out of range"),
+        (["--metrics-port", "-1"], "out of range"),
     ],
 )
 def test_the_command_refuses_settings_that_cannot_work(args: list[str], message: str) -> None:
