@@ -144,3 +144,22 @@ def test_the_docs_python_client_settings_make_a_client(
     for client in made:
         assert client.metadata == (("authorization", "Bearer " + "t" * 32),)
         client.close()
+
+
+def test_the_clients_page_grpc_web_code_is_the_tests() -> None:
+    """docs/clients.md's code for Google's grpc-web client is in the TypeScript test that
+    runs it (grpcweb-google.test.ts; its address there comes from the test's gateway):
+    the block's imports are imported there, its code is a run of the test's lines."""
+    text = (ROOT / "docs" / "clients.md").read_text(encoding="utf-8")
+    (snippet,) = [b for b in re.findall(r"```ts\n(.*?)```", text, re.S) if "GrpcWebClientBase" in b]
+    test_file = "typescript/test/grpcweb-google.test.ts"
+    have = (CLIENTS / test_file).read_text(encoding="utf-8")
+    want = lines(snippet)
+    imports = [line for line in want if line.startswith("import ")]
+    for line in imports:  # the same names from the same module (the test sits elsewhere)
+        names, module = re.fullmatch(
+            r'(import (?:type )?\{ .* \} from )"(?:\./)?(.*)";', line
+        ).groups()  # type: ignore[union-attr]
+        assert re.search(re.escape(names) + r'"[./]*(?:src/)?' + re.escape(module), have), line
+    code = [line for line in want[len(imports) :] if not line.startswith("const url = ")]
+    assert_in_file("\n".join(code), test_file)
