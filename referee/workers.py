@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from referee import logs
+from referee import logs, stacks
 from referee.logs import get_logger
 
 if TYPE_CHECKING:
@@ -64,12 +64,12 @@ KILL_MARGIN_SECONDS = 5.0
 HEARTBEAT_SECONDS = 1.0  # a worker's heartbeat line (with worker_hang_seconds > 0)
 # An operator's question (kill -USR2, to the supervisor or a worker): a worker writes its
 # threads' Python stacks to its stacks pipe from a Python signal handler, and goes on.
-STACKS_SIGNAL = signal.SIGUSR2
+STACKS_SIGNAL = stacks.ASK_SIGNAL
 # A hung worker is sent HUNG_STACKS_SIGNAL (its stacks written by faulthandler, from its
 # C signal handler, so even a worker stuck holding the GIL answers) and SIGKILLed this
 # long after. Two signals: faulthandler's dump reads the other threads' frames without
 # the GIL, which can crash a worker that is running (referee/stacks.py).
-HUNG_STACKS_SIGNAL = signal.SIGUSR1
+HUNG_STACKS_SIGNAL = stacks.HUNG_SIGNAL
 STACKS_SECONDS = 1.0
 STACKS_MAX_BYTES = 64 * 1024  # logged of a worker's stacks at a time, at most
 # Stacks are logged once their writer has been quiet this long (faulthandler writes a
@@ -705,8 +705,6 @@ def _register_stacks(fd: int) -> None:
     SIGFPE, SIGABRT, SIGBUS, SIGILL: a crash in a C extension), after which it dies of
     it. Never blocking: a full pipe (signalled again and again) loses stacks, not the
     worker."""
-    from referee import stacks
-
     os.set_blocking(fd, False)
     stacks.install(fd, hung_signal=True)
 

@@ -40,7 +40,10 @@ def test_every_thread_is_listed_by_name_most_recent_call_first(
     text = stacks.format_stacks()
     blocks = {b.splitlines()[0]: b.splitlines()[1:] for b in text.strip().split("\n\n")}
     heads = list(blocks)
-    assert len(heads) == threading.active_count()
+    # Every thread, also those threading does not know (started with _thread: no name).
+    assert len(heads) == len(sys._current_frames())
+    for thread in threading.enumerate():
+        assert sum(f" ({thread.name}) " in h for h in heads) >= 1, thread.name
     (current,) = [h for h in heads if h.startswith("Current thread ")]
     assert current.endswith(" (MainThread) (most recent call first):")
     (other,) = [h for h in heads if "(parked)" in h]
