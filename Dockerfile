@@ -44,9 +44,10 @@ RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
  && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin referee
 USER 10001:10001
 EXPOSE 50051 8081 9090
-# `referee health` checks REFEREE_HEALTH_PORT (else REFEREE_PORT) on localhost.
+# `referee health` checks REFEREE_HEALTH_PORT (else REFEREE_PORT) on localhost; with
+# --container, a container running `grpc-web` is checked at its gateway's /healthz.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["referee", "health"]
+  CMD ["referee", "health", "--container"]
 # The supervisor is PID 1: on SIGTERM it drains the workers, reaps them and exits 0.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["referee"]

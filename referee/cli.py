@@ -640,6 +640,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds")
+    health.add_argument(
+        "--container",
+        action="store_true",
+        help="check what this container runs (the image's HEALTHCHECK): when its main "
+        "process (PID 1) is `referee grpc-web`, the gateway's GET /healthz on its port; "
+        "else the server's health as without it",
+    )
+    health.add_argument(
+        "--pid", type=int, default=1, help="with --container: the main process (default 1)"
+    )
     _add_connection_options(health)
     _add_grpc_web_parser(sub, f"localhost:{port}")
     _add_play_parser(sub, f"localhost:{port}")
@@ -1279,10 +1289,70 @@ def _connection(args: argparse.Namespace, token: bool = True) -> _Connection:
     return _Connection(credentials, options, bearer)
 
 
+def _gateway_settings_of(pid: int) -> argparse.Namespace | None:
+    """The settings of process ``pid`` when it runs ``referee grpc-web`` (read from its
+    command line, with this process's environment, which a container's health check
+    shares with its main process); None when it runs anything else."""
+    import contextlib
+    import io
+
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    argv = [a.decode(errors="replace") for a in raw.split(b"\0") if a]
+    if "grpc-web" not in argv:
+        return None
+    at = argv.index("grpc-web")
+    if not any(Path(a).name == "referee" or a == "referee.cli" for a in argv[:at]):
+        return None
+    with contextlib.redirect_stderr(io.StringIO()):
+        try:
+            return _parser().parse_args(argv[at:])
+        except SystemExit:
+            return None
+
+
+def _gateway_health(settings: argparse.Namespace, timeout: float) -> int:
+    """GET /healthz of a gateway of this machine: exit 0 on 200."""
+    import http.client
+    import ssl
+
+    host = settings.host if settings.host not in ("", "0.0.0.0", "::") else "127.0.0.1"
+    where = f"{host}:{settings.port}"
+    if settings.port == 0:
+        print("referee: the gateway's --port is 0 (any free port): no port to ask", file=sys.stderr)
+        return 1
+    conn: http.client.HTTPConnection
+    if settings.tls_cert:
+        # This machine's own gateway: is it up, not who it is.
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        conn = http.client.HTTPSConnection(host, settings.port, timeout=timeout, context=context)
+    else:
+        conn = http.client.HTTPConnection(host, settings.port, timeout=timeout)
+    try:
+        conn.request("GET", "/healthz")
+        reply = conn.getresponse()
+        text = reply.read().decode(errors="replace").strip()
+    except (OSError, http.client.HTTPException) as e:
+        print(f"referee: the gateway at {where}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        conn.close()
+    print(f"{where} /healthz: {reply.status} {text}")
+    return 0 if reply.status == 200 else 1
+
+
 def _health(args: argparse.Namespace) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    if args.container:
+        gateway = _gateway_settings_of(args.pid)
+        if gateway is not None:
+            return _gateway_health(gateway, args.timeout)
     connection = _connection(args)
     if connection.credentials is None:
         channel = grpc.insecure_channel(args.address, options=connection.options)

@@ -147,6 +147,36 @@ def test_container_install_and_entrypoint(tmp_path: Path) -> None:
             timeout=60,
         )
         assert result.returncode == 0, result.stderr
+        # The same image run as the gRPC-Web gateway (command `grpc-web`): the same
+        # HEALTHCHECK asks the gateway's /healthz (PID 1 here is this machine's init,
+        # so the check is pointed at the gateway's process).
+        web_env = {
+            **run_env,
+            "REFEREE_GRPC_WEB_PORT": str(free_port()),
+            "REFEREE_GRPC_WEB_TARGET": f"127.0.0.1:{port}",
+        }
+        gateway = subprocess.Popen(
+            [str(bin_dir / command[0]), "grpc-web"],
+            env=web_env,
+            cwd=tmp_path,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert gateway.stderr is not None
+            assert json.loads(gateway.stderr.readline())["event"] == "grpc_web_serving"
+            web_check = subprocess.run(
+                [str(bin_dir / health_cmd[0]), *health_cmd[1:], "--pid", str(gateway.pid)],
+                env=web_env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert web_check.returncode == 0, web_check.stderr
+            assert "/healthz: 200 ok" in web_check.stdout
+        finally:
+            gateway.kill()
+            gateway.wait()
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
             games = referee_pb2_grpc.RefereeServiceStub(ch).ListGames(
                 referee_pb2.ListGamesRequest(), timeout=10

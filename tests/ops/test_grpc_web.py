@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import os
 import re
 import socket
 import ssl
@@ -847,6 +848,67 @@ def test_the_command_names_the_port_it_cannot_bind() -> None:
             proc = _run_gateway("--host", "127.0.0.1", "--metrics-host", "127.0.0.1", *args)
             _, err = proc.communicate(timeout=60)
             assert proc.returncode == 2 and named in err and "Traceback" not in err, err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _health(*args: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", "health", "--timeout", "10", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_images_health_check_asks_a_gateway_its_healthz(
+    server: ServerThread, tmp_path: Path
+) -> None:
+    """``referee health --container`` (the image's HEALTHCHECK): when the container's main
+    process is the gateway, its GET /healthz on the port its command line and
+    environment give (HTTPS too); anything else, the server's gRPC health as before."""
+    import json
+    import subprocess
+    import sys
+
+    certs = make_certs(tmp_path)
+    for tls in ([], ["--tls-cert", str(certs.server_cert), "--tls-key", str(certs.server_key)]):
+        port = _free_port()
+        proc = _run_gateway(
+            "--target", server.address, "--host", "127.0.0.1", "--port", str(port), *tls
+        )
+        try:
+            assert proc.stderr is not None
+            assert json.loads(proc.stderr.readline())["event"] == "grpc_web_serving"
+            checked = _health("--container", "--pid", str(proc.pid))
+            assert checked.returncode == 0, checked.stderr
+            assert checked.stdout == f"127.0.0.1:{port} /healthz: 200 ok\n"
+        finally:
+            proc.kill()
+            proc.wait()
+    # A gateway's command line with nothing listening: unhealthy, said so.
+    port = _free_port()
+    idle = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "referee", "grpc-web",
+         "--port", str(port)]
+    )  # fmt: skip
+    try:
+        wait_until(lambda: b"grpc-web" in Path(f"/proc/{idle.pid}/cmdline").read_bytes(), "argv")
+        down = _health("--container", "--pid", str(idle.pid))
+        assert down.returncode == 1 and f"the gateway at 127.0.0.1:{port}" in down.stderr
+    finally:
+        idle.kill()
+        idle.wait()
+    # Not a gateway (this test's own process): the server's health, at --address.
+    served = _health("--container", "--pid", str(os.getpid()), "--address", server.address)
+    assert served.returncode == 0 and served.stdout == f"{server.address}: SERVING\n"
 
 
 @pytest.mark.parametrize(
