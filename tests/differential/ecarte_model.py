@@ -469,9 +469,10 @@ def malformed(state: State, action: Action) -> bool:
 
 def violations(state: State, action: Action) -> list[Broken]:
     """Every rule ``action`` breaks in ``state`` (empty: legal). D-6 decides how the
-    rules combine: E-TURN, E-PHASE and E-CARD together; the specific checks only for
-    the seat on turn in a phase that allows the action; announcing and wagering by
-    their own rules only."""
+    rules combine: E-TURN, E-PHASE and E-CARD together, E-KING-3 for the king's
+    announcer whenever it names the king in a discard; the other specific checks only
+    for the seat on turn in a phase that allows the action; announcing and wagering by
+    their own rules only. The seat sitting out (D-16) is named first, with the rest."""
     actor = action.actor
     if state.phase == MATCH_OVER:  # E-END-3
         return [Broken("MATCH_OVER", "E-END-3")]
@@ -480,11 +481,11 @@ def violations(state: State, action: Action) -> list[Broken]:
     assert isinstance(actor, int)
     if action.kind == WAGER:  # E-VAR-4, D-12: seats cannot wager
         return [Broken("SEAT_CANNOT_WAGER", "E-VAR-4")]
-    if state.n == 3 and actor == state.dealer:  # E-VAR-5, D-16
-        return [Broken("SEAT_SITS_OUT", "E-VAR-5")]
-    if action.kind == ANNOUNCE:
-        return _king_violations(state, actor)
     out: list[Broken] = []
+    if state.n == 3 and actor == state.dealer:  # E-VAR-5, D-16: with every other rule
+        out.append(Broken("SEAT_SITS_OUT", "E-VAR-5"))
+    if action.kind == ANNOUNCE:
+        return out + _king_violations(state, actor)
     on_turn = actor == state.turn
     if not on_turn:  # E-TURN
         out.append(Broken("NOT_YOUR_TURN", "E-TURN"))
@@ -495,6 +496,13 @@ def violations(state: State, action: Action) -> list[Broken]:
     hand = state.hands[actor]
     if any(c not in hand for c in named):  # E-CARD
         out.append(Broken("CARD_NOT_IN_HAND", "E-CARD"))
+    # E-KING-3 binds the king's holder (its announcer), on turn or not; another seat
+    # naming it does not hold it: E-CARD alone (D-6; the differential test found the
+    # engine naming E-KING-3 there too, since fixed).
+    king = state.king_of_trumps
+    announcer = state.king_announced == actor and king in hand
+    if action.kind == DISCARD and announcer and king in action.cards:
+        out.append(Broken("ANNOUNCED_KING_DISCARDED", "E-KING-3"))
     if on_turn and in_phase:
         out += _specific_violations(state, action)
     return out
@@ -545,11 +553,6 @@ def _specific_violations(state: State, action: Action) -> list[Broken]:
                 out.append(Broken("DISCARD_COUNT", "E-EXCH-5"))
         elif not 1 <= count <= min(5, len(state.stock)):  # E-EXCH-6
             out.append(Broken("DISCARD_COUNT", "E-EXCH-6"))
-        # E-KING-3 binds the king's holder (its announcer); another seat naming it does
-        # not hold it: E-CARD alone (D-6; the differential test found the engine naming
-        # E-KING-3 there too, since fixed).
-        if state.king_announced == seat and state.king_of_trumps in action.cards:
-            out.append(Broken("ANNOUNCED_KING_DISCARDED", "E-KING-3"))
     elif action.kind == PLAY and len(state.plays) % 2 == 1 and action.card in state.hands[seat]:
         # E-PLAY-3 .. 5 judge a card the follower holds; a card not held is E-CARD alone.
         # D-6 leaves this open ("every rule broken" could also name E-PLAY-3 for a card

@@ -107,6 +107,23 @@ def test_E_KING_3_announced_king_may_not_be_discarded() -> None:
     ok(s, discard(DEALER, "QC JC"))
 
 
+def test_E_KING_3_the_announced_king_is_named_also_out_of_turn() -> None:
+    """E-KING-3 with "every rejection names the rules broken": the announcer naming the
+    king in a discard while the other seat is to discard is told both rules (D-6);
+    the other seat naming that king does not hold it (E-CARD alone)."""
+    s = fresh(Phase.ELDER_DISCARD, king_announced=DEALER, points=(1, 0))
+    assert s.turn == ELDER
+    assert rejected(s, discard(DEALER, "KC")) == [V.NOT_YOUR_TURN, V.ANNOUNCED_KING_DISCARDED]
+    assert rejected(s, discard(DEALER, "QC")) == [V.NOT_YOUR_TURN]
+    assert rejected(s, discard(ELDER, "KC")) == [V.CARD_NOT_IN_HAND]
+    t = fresh(Phase.TRICKS, king_announced=DEALER, points=(1, 0))
+    assert rejected(t, discard(DEALER, "KC")) == [
+        V.NOT_YOUR_TURN,
+        V.WRONG_PHASE,
+        V.ANNOUNCED_KING_DISCARDED,
+    ]
+
+
 def test_E_KING_3_binds_the_announcer_only() -> None:
     """E-KING-3 / D-6: the elder naming the king the dealer announced does not hold it:
     that is E-CARD alone, not a discard of the announced king (found by the differential

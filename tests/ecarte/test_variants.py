@@ -277,6 +277,30 @@ def test_E_VAR_4_spectators_see_no_hidden_cards() -> None:
 # ---------------------------------------------------------------- E-VAR-5
 
 
+def test_E_VAR_5_the_seat_sitting_out_is_told_every_rule_it_breaks() -> None:
+    """E-VAR-5 with E-TURN, E-PHASE, E-CARD and E-KING-2 ("every rejection names the
+    rules broken"): the dealer sitting out is never on turn and holds no card, so its
+    actions name each rule they break, SEAT_SITS_OUT first (D-16); its announcement,
+    which E-TURN excepts, names the king it does not hold."""
+    s = build("7D 8D 9D 7H 9S", "KC QC JC 10H KS", "7C", config=EcarteConfig(seats=3))
+    sits_out = s.dealer
+    assert s.hands[sits_out] == 0 and s.phase is Phase.PROPOSAL
+    # The elder may play at once (E-EXCH-1): a play is in phase; a discard is not.
+    assert rejected(s, play(sits_out, "7D")) == [
+        V.SEAT_SITS_OUT,
+        V.NOT_YOUR_TURN,
+        V.CARD_NOT_IN_HAND,
+    ]
+    assert rule_ids(s, play(sits_out, "7D")) == ["E-VAR-5", "E-TURN", "E-CARD"]
+    assert rejected(s, announce(sits_out)) == [V.SEAT_SITS_OUT, V.KING_NOT_HELD]
+    assert rejected(s, discard(sits_out, "KC")) == [
+        V.SEAT_SITS_OUT,
+        V.NOT_YOUR_TURN,
+        V.WRONG_PHASE,
+        V.CARD_NOT_IN_HAND,
+    ]
+
+
 def test_E_VAR_5_a_trois_dealer_sits_out_right_hand_takes_the_dealers_role() -> None:
     """E-VAR-5: the dealer deals and sits out; the player to the dealer's left is the
     elder; the player to the dealer's right answers and exchanges second."""
@@ -287,11 +311,12 @@ def test_E_VAR_5_a_trois_dealer_sits_out_right_hand_takes_the_dealers_role() -> 
         assert state.hands[elder].bit_count() == state.hands[responder].bit_count() == 5
         assert state.turn == elder
         assert RULES.legal_actions(state, Actor.of_seat(dealer)) == []
-        assert rejected(state, propose(dealer)) == [V.SEAT_SITS_OUT]
-        assert rule_ids(state, announce(dealer)) == ["E-VAR-5"]
+        # D-16: named first, with every other rule broken (D-6): never on turn, no card.
+        assert rejected(state, propose(dealer)) == [V.SEAT_SITS_OUT, V.NOT_YOUR_TURN]
+        assert rule_ids(state, announce(dealer)) == ["E-VAR-5", "E-KING-2"]
         s = ok(state, propose(elder)).state
         assert s.turn == responder
-        assert rejected(s, accept(dealer)) == [V.SEAT_SITS_OUT]
+        assert rejected(s, accept(dealer)) == [V.SEAT_SITS_OUT, V.NOT_YOUR_TURN]
         s = ok(s, accept(responder)).state
         assert s.turn == elder
         first = next(a for a in RULES.legal_actions(s, None) if a.kind is ActionKind.DISCARD)

@@ -669,13 +669,16 @@ class EcarteRules:
         if kind is ActionKind.WAGER:
             return [Violation(V.SEAT_CANNOT_WAGER, "seats cannot wager", "E-VAR-4")]
         elder, responder = ROLES[state.config.seats][state.dealer]
-        if seat != elder and seat != responder:
-            return [
-                Violation(V.SEAT_SITS_OUT, f"seat {seat} deals this deal and sits out", "E-VAR-5")
-            ]
-        if kind is ActionKind.ANNOUNCE_KING:
-            return self._announce_violations(state, seat)
         out: list[Violation] = []
+        if seat != elder and seat != responder:
+            # D-16: named first, with every other rule the action breaks (it is never on
+            # turn and holds no card: E-TURN, E-CARD, E-KING-2 as they apply, D-6).
+            out.append(
+                Violation(V.SEAT_SITS_OUT, f"seat {seat} deals this deal and sits out", "E-VAR-5")
+            )
+        if kind is ActionKind.ANNOUNCE_KING:
+            out.extend(self._announce_violations(state, seat))
+            return out
         if seat != state.turn:
             out.append(
                 Violation(
@@ -690,7 +693,7 @@ class EcarteRules:
                     "E-PHASE",
                 )
             )
-        on_turn = not out
+        on_turn = not out  # neither sitting out, nor out of turn, nor in the wrong phase
         hand = state.hands[seat]
         if kind is ActionKind.PLAY:
             card = action.card
@@ -710,6 +713,17 @@ class EcarteRules:
                 missing = " ".join(name(c) for c in action.cards if not hand >> c & 1)
                 out.append(
                     Violation(V.CARD_NOT_IN_HAND, f"seat {seat} does not hold {missing}", "E-CARD")
+                )
+            # E-KING-3 binds the king's holder, its announcer, on turn or not (D-6): another
+            # seat naming that king does not hold it, which is E-CARD alone.
+            king = KINGS[state.trump]
+            if state.king_announced == seat and mask & hand & CARD_BIT[king]:
+                out.append(
+                    Violation(
+                        V.ANNOUNCED_KING_DISCARDED,
+                        f"the announced king {name(king)} may not be discarded",
+                        "E-KING-3",
+                    )
                 )
             if on_turn:
                 out.extend(self._discard_violations(state, seat, mask))
@@ -770,17 +784,8 @@ class EcarteRules:
         return []
 
     def _discard_violations(self, state: EcarteState, seat: int, mask: int) -> list[Violation]:
+        """E-EXCH-5 / E-EXCH-6: the discard's count, for the seat on turn."""
         out: list[Violation] = []
-        # E-KING-3 binds the king's holder, its announcer: another seat naming that king
-        # does not hold it, which is E-CARD alone (D-6).
-        if state.king_announced == seat and mask & CARD_BIT[KINGS[state.trump]]:
-            out.append(
-                Violation(
-                    V.ANNOUNCED_KING_DISCARDED,
-                    f"the announced king {name(KINGS[state.trump])} may not be discarded",
-                    "E-KING-3",
-                )
-            )
         stock = len(state.stock)
         if state.phase is Phase.ELDER_DISCARD:
             most, rule = min(HAND_SIZE, stock - 1), "E-EXCH-5"
