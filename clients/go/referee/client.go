@@ -155,6 +155,9 @@ func RetryUnavailable(maxAttempts int) grpc.UnaryClientInterceptor {
 }
 
 // Error is a gRPC error from the referee: a broken request (never an illegal action).
+// It is also a gRPC status error: status.Code(err) and status.FromError(err) read it
+// (the details included), and errors.Is(err, context.DeadlineExceeded) or
+// context.Canceled holds when the call ended so.
 type Error struct {
 	Code    codes.Code
 	Message string
@@ -162,18 +165,43 @@ type Error struct {
 	FieldViolations [][2]string
 	// Reason is the google.rpc.ErrorInfo reason, e.g. RULES_VERSION_UNSUPPORTED.
 	Reason string
+	// Metadata is the google.rpc.ErrorInfo metadata, e.g. rules_version, limit_bytes.
+	Metadata map[string]string
+	status   *status.Status
 }
 
 func (e *Error) Error() string {
 	text := fmt.Sprintf("%s: %s", e.Code, e.Message)
-	if len(e.FieldViolations) > 0 {
-		parts := make([]string, len(e.FieldViolations))
-		for i, v := range e.FieldViolations {
-			parts[i] = v[0] + ": " + v[1]
+	var parts []string
+	for _, v := range e.FieldViolations {
+		// The server's message names its first violation already.
+		if part := v[0] + ": " + v[1]; !strings.Contains(e.Message, part) {
+			parts = append(parts, part)
 		}
+	}
+	if len(parts) > 0 {
 		text += " (" + strings.Join(parts, "; ") + ")"
 	}
 	return text
+}
+
+// GRPCStatus is the call's gRPC status, details included (status.FromError uses it).
+func (e *Error) GRPCStatus() *status.Status {
+	if e.status == nil {
+		return status.New(e.Code, e.Message)
+	}
+	return e.status
+}
+
+// Is matches context.DeadlineExceeded and context.Canceled to the call's code.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case context.DeadlineExceeded:
+		return e.Code == codes.DeadlineExceeded
+	case context.Canceled:
+		return e.Code == codes.Canceled
+	}
+	return false
 }
 
 // reasonActorRequired is the reason of a LegalActions call without an actor on a
@@ -188,7 +216,7 @@ func wrap(err error) error {
 	if !ok {
 		return err
 	}
-	e := &Error{Code: st.Code(), Message: st.Message()}
+	e := &Error{Code: st.Code(), Message: st.Message(), status: st}
 	for _, d := range st.Details() {
 		switch detail := d.(type) {
 		case *errdetails.BadRequest:
@@ -197,6 +225,7 @@ func wrap(err error) error {
 			}
 		case *errdetails.ErrorInfo:
 			e.Reason = detail.GetReason()
+			e.Metadata = detail.GetMetadata()
 		}
 	}
 	return e
@@ -458,6 +487,17 @@ func Config(game, optionsJSON string) (*refereev1.GameConfig, error) {
 		optionsJSON = "{}"
 	}
 	config := &refereev1.GameConfig{}
+	games := config.ProtoReflect().Descriptor().Oneofs().ByName("game").Fields()
+	var names []string
+	known := false
+	for i := 0; i < games.Len(); i++ {
+		f := games.Get(i)
+		names = append(names, string(f.Name()))
+		known = known || game == string(f.Name()) || game == f.JSONName()
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown game %q (games: %s)", game, strings.Join(names, ", "))
+	}
 	if err := protojson.Unmarshal([]byte(fmt.Sprintf("{%q: %s}", game, optionsJSON)), config); err != nil {
 		return nil, fmt.Errorf("game %q: %w", game, err)
 	}

@@ -3,14 +3,18 @@ package referee
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	refereev1 "referee/clients/go/gen/referee/v1"
 )
@@ -337,6 +341,48 @@ func TestBrokenRequestIsAnError(t *testing.T) {
 	}
 	if e.FieldViolations[0][0] != "config.earl_of_coventry.seats" {
 		t.Fatalf("field violations %v", e.FieldViolations)
+	}
+	// The message names the violation once (the server's message names it already).
+	if strings.Count(e.Error(), e.FieldViolations[0][1]) != 1 {
+		t.Fatalf("message %q", e.Error())
+	}
+	// A gRPC status error too, details included.
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.InvalidArgument || status.Code(err) != codes.InvalidArgument || len(st.Details()) == 0 {
+		t.Fatalf("status %v %v", st, ok)
+	}
+}
+
+func TestErrorInfoMetadataAndContextErrors(t *testing.T) {
+	c := dial(t)
+	ctx := context.Background()
+	started, err := c.NewGame(ctx, config(t, "earl_of_coventry", `{"seats": 3}`), NewGameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	game := started.Game
+	old := proto.Clone(game.State).(*refereev1.GameState)
+	old.RulesVersion = "earl_of_coventry/0"
+	_, err = c.LegalActions(ctx, &GameHandle{State: old}, nil)
+	e, ok := AsError(err)
+	if !ok || e.Code != codes.FailedPrecondition || e.Reason != "RULES_VERSION_UNSUPPORTED" {
+		t.Fatalf("error %v", err)
+	}
+	if e.Metadata["rules_version"] != "earl_of_coventry/0" {
+		t.Fatalf("metadata %v", e.Metadata)
+	}
+	expired, cancel := context.WithTimeout(ctx, time.Nanosecond)
+	defer cancel()
+	<-expired.Done()
+	_, err = c.ListGames(expired)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v is not context.DeadlineExceeded", err)
+	}
+	if _, err := Config("poker", "{}"); err == nil || !strings.Contains(err.Error(), `unknown game "poker" (games: ecarte, earl_of_coventry)`) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := Config("earlOfCoventry", `{"seats": 3}`); err != nil { // the JSON name too
+		t.Fatal(err)
 	}
 }
 

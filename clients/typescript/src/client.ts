@@ -142,7 +142,11 @@ export class RefereeError extends Error {
     decoded: ErrorDetails = {},
   ) {
     const fieldViolations = decoded.fieldViolations ?? [];
-    const violations = fieldViolations.map((v) => `${v.field}: ${v.description}`).join("; ");
+    // Each violation the server's message does not name already (it names its first).
+    const violations = fieldViolations
+      .map((v) => `${v.field}: ${v.description}`)
+      .filter((text) => !details.includes(text))
+      .join("; ");
     super(`${Code[code] ?? code}: ${details}` + (violations ? ` (${violations})` : ""));
     this.name = "RefereeError";
     this.reason = decoded.reason ?? "";

@@ -1,11 +1,11 @@
 // Command quickstart is the README's Go quickstart, runnable: go run ./cmd/quickstart
-// (the server's address from REFEREE_ADDRESS, default localhost:50051). It
-// ignores errors for brevity; cmd/referee-bot handles them.
+// (the server's address from REFEREE_ADDRESS, default localhost:50051).
 package main
 
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 
 	"referee/clients/go/referee"
@@ -17,13 +17,25 @@ func main() {
 		address = a
 	}
 
-	client, _ := referee.Dial(address)
+	client, err := referee.Dial(address)
+	if err != nil {
+		log.Fatal(err)
+	}
 	config, _ := referee.Config("earl_of_coventry", `{"seats": 3}`)
-	started, _ := client.NewGame(ctx, config, referee.NewGameOptions{})
+	started, err := client.NewGame(ctx, config, referee.NewGameOptions{})
+	if err != nil {
+		log.Fatal(err) // no server there: Unavailable, after 5 attempts
+	}
 	game := started.Game
 	for !game.Finished() { // whoever may act takes their last legal action
-		actions, _ := client.LegalActions(ctx, game, nil)
-		applied, _ := client.Apply(ctx, game, actions[len(actions)-1], nil)
+		actions, err := client.LegalActions(ctx, game, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		applied, err := client.Apply(ctx, game, actions[len(actions)-1], nil)
+		if err != nil {
+			log.Fatal(err)
+		}
 		game = applied.Game
 	}
 	fmt.Println("winners:", game.Scoreboard.GetWinners())

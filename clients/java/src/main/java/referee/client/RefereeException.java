@@ -38,7 +38,7 @@ public final class RefereeException extends RuntimeException {
       Map<String, String> metadata,
       List<BadRequest.FieldViolation> fieldViolations,
       Throwable cause) {
-    super(text(code, description, fieldViolations), cause);
+    super(text(code, description, fieldViolations, cause), cause);
     this.code = code;
     this.description = description;
     this.reason = reason;
@@ -86,13 +86,28 @@ public final class RefereeException extends RuntimeException {
   }
 
   private static String text(
-      Status.Code code, String description, List<BadRequest.FieldViolation> violations) {
+      Status.Code code,
+      String description,
+      List<BadRequest.FieldViolation> violations,
+      Throwable cause) {
     StringBuilder text = new StringBuilder(code.name()).append(": ").append(description);
-    if (!violations.isEmpty()) {
-      List<String> parts = new ArrayList<>();
-      for (BadRequest.FieldViolation v : violations) {
-        parts.add(v.getField() + ": " + v.getDescription());
+    List<String> parts = new ArrayList<>();
+    for (BadRequest.FieldViolation v : violations) {
+      String part = v.getField() + ": " + v.getDescription();
+      if (!description.contains(part)) { // the server's message names its first already
+        parts.add(part);
       }
+    }
+    // A failure of the transport (gRPC's "io exception"): what the network said, e.g.
+    // "Connection refused: localhost/127.0.0.1:50051", is the cause's, not the status's.
+    Throwable root = cause instanceof StatusRuntimeException ? cause.getCause() : null;
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root != null && root.getMessage() != null && !description.contains(root.getMessage())) {
+      parts.add(root.getMessage());
+    }
+    if (!parts.isEmpty()) {
       text.append(" (").append(String.join("; ", parts)).append(")");
     }
     return text.toString();

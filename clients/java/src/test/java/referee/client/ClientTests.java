@@ -444,6 +444,10 @@ public final class ClientTests {
       check(
           e.fieldViolations().get(0).getField().equals("config.earl_of_coventry.seats"),
           "field violations " + e.fieldViolations());
+      String said = e.fieldViolations().get(0).getDescription();
+      check(
+          e.getMessage().indexOf(said) == e.getMessage().lastIndexOf(said),
+          "the violation named twice: " + e.getMessage());
     }
   }
 
@@ -518,6 +522,8 @@ public final class ClientTests {
     try (RefereeClient c = new RefereeClient("127.0.0.1:1")) {
       RefereeException e = raised(c::listGames);
       check(e.code() == Status.Code.UNAVAILABLE, "code " + e.code());
+      // What the network said, not only gRPC's "io exception".
+      check(e.getMessage().contains("Connection refused"), "message " + e.getMessage());
     }
   }
 
