@@ -3,6 +3,7 @@
 same machine, in one run.
 
     python bench/grpcweb.py [--seconds 5] [--connections 8] [--games earl_of_coventry ecarte]
+                            [--gateway-metrics]
 
 One `referee serve --workers 1 --engine asyncio` and one `referee grpc-web` in front of
 it, neither pinned (the gateway adds a process: on a 2-CPU machine the load generator,
@@ -12,7 +13,8 @@ each with ``--connections`` connections (one call at a time on each, as a page's
 fetches are); reported: calls/s, latency percentiles, and the CPU time per call of the
 server and of the gateway (all their threads, from /proc). What a gateway process
 costs per call sizes its replicas: calls/s a process forwards at saturation, and its
-CPU per call.
+CPU per call. ``--gateway-metrics``: the gateway serves its own metrics
+(``--metrics-port``), to measure what counting each call costs it.
 """
 
 from __future__ import annotations
@@ -70,9 +72,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--games", nargs="+", default=["earl_of_coventry", "ecarte"])
+    parser.add_argument(
+        "--gateway-metrics", action="store_true", help="the gateway counts calls (--metrics-port)"
+    )
     args = parser.parse_args()
     print("command: python bench/grpcweb.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     print(f"build: {build()}")
+    print(f"gateway metrics: {'on' if args.gateway_metrics else 'off'}")
+    metrics = ["--metrics-port", "0", "--metrics-host", "127.0.0.1"] if args.gateway_metrics else []
     referee = [sys.executable, "-P", "-m", "referee.cli"]  # -P: the build on sys.path, not cwd
     port, web_port = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,7 +97,7 @@ def main() -> None:
             [
                 *referee,
                 *("grpc-web", "--target", f"127.0.0.1:{port}", "--host", "127.0.0.1"),
-                *("--port", str(web_port), "--log-format", "json"),
+                *("--port", str(web_port), "--log-format", "json", *metrics),
             ],
             stdout=logs,
             stderr=logs,

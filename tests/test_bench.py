@@ -175,7 +175,11 @@ def test_overhead_bench_runs() -> None:
 def test_grpcweb_bench_runs() -> None:
     if shutil.which("h2load") is None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
-    out = run("grpcweb.py", "--seconds", "1", "--connections", "2", "--games", "ecarte")
+    out = run(
+        "grpcweb.py", "--seconds", "1", "--connections", "2", "--games", "ecarte",
+        "--gateway-metrics",
+    )  # fmt: skip
+    assert "gateway metrics: on" in out
     rows = re.findall(
         r"^ecarte, ApplyAction\s+(direct|gateway)\s+([\d,]+)\s.*\s(\d+)\s+\d+\s+\d+$", out, re.M
     )
