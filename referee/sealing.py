@@ -1,11 +1,15 @@
 """Sealed state tokens: authenticated encryption of game states (docs/trust.md).
 
-A token is ``b"RS" || version (1 byte, 2) || policy (1 byte) || len(key id) (1 byte) ||
-key id || nonce (12 bytes) || AES-256-GCM(key, nonce, state, aad=header)`` where the
-header is everything before the nonce and ``state`` is the deterministic
-serialization of a ``referee.v1.GameState``. The policy byte records whether the
-server that sealed it required sealed states (``--require-sealed``: 1, else 0); a
-server opens only tokens of its own policy, so that a server without
+A token is ``b"RS" || version (1 byte, 3) || policy (1 byte) || len(key id) (1 byte) ||
+key id || nonce (12 bytes) || AES-256-GCM(key, nonce, plaintext, aad=header)`` where the
+header is everything before the nonce and the plaintext is ``len(state)`` (4 bytes, big
+endian) || ``state`` || zero bytes: ``state`` is the deterministic serialization of a
+``referee.v1.GameState``, and the zeros pad it to the length it would have with its
+hidden cards at their widest (the codec's ``widen_hidden``), so that a token's length
+depends on public information only (format 2 had no length and no padding: its length
+told the highest hidden card of each hand; still read, never written). The policy byte
+records whether the server that sealed it required sealed states (``--require-sealed``:
+1, else 0); a server opens only tokens of its own policy, so that a server without
 ``--require-sealed`` holding the same keys cannot open (and show every hand of) a
 game of a strict server, nor a strict server take up a game whose creator chose its
 seed. The first key of a keyring seals; every key opens (rotation without downtime).
@@ -28,7 +32,11 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 MAGIC = b"RS"
-FORMAT_VERSION = 2  # 1: before the policy byte (refused: its policy is unknown)
+FORMAT_VERSION = 3  # the format written; 3: padded plaintext
+# Formats read: 2 (unpadded, from servers before format 3, so that games under way go on
+# across an upgrade); 1, before the policy byte, is refused (its policy is unknown).
+READ_FORMATS = (2, 3)
+LENGTH_BYTES = 4
 LENIENT, STRICT = 0, 1  # the policy byte
 KEY_BYTES = 32
 NONCE_BYTES = 12
@@ -138,7 +146,14 @@ class Keyring:
             mac.update(e)
         return mac.digest()
 
-    def seal(self, plaintext: bytes) -> bytes:
+    def seal(self, state: bytes, padded_length: int | None = None) -> bytes:
+        """A token of ``state`` (a serialized GameState), padded with zeros to
+        ``padded_length`` bytes (at least ``len(state)``; the codec's ``widen_hidden``
+        length, so that the token's length tells nothing of hidden cards)."""
+        pad = 0 if padded_length is None else padded_length - len(state)
+        if pad < 0:
+            raise ValueError("padded_length is shorter than the state")
+        plaintext = len(state).to_bytes(LENGTH_BYTES, "big") + state + bytes(pad)
         nonce = os.urandom(NONCE_BYTES)
         header = self._header
         return header + nonce + self._sealing.aead.encrypt(nonce, plaintext, header)
@@ -147,11 +162,11 @@ class Keyring:
         """The plaintext of a token; :class:`SealError` for anything but an intact token."""
         if len(token) < 5 or token[:2] != MAGIC:
             raise SealError(SEAL_MALFORMED, "sealed_state is not a Referee state token")
-        if token[2] != FORMAT_VERSION:
+        if token[2] not in READ_FORMATS:
             raise SealError(
                 SEAL_VERSION,
-                f"sealed_state has token format {token[2]}; this server reads format "
-                f"{FORMAT_VERSION}",
+                f"sealed_state has token format {token[2]}; this server reads formats "
+                + " and ".join(map(str, READ_FORMATS)),
             )
         policy, kid_len = token[3], token[4]
         header_len = 5 + kid_len
@@ -176,11 +191,22 @@ class Keyring:
             raise SealError(SEAL_POLICY, _POLICY_MISMATCH[self._policy])
         nonce = token[header_len : header_len + NONCE_BYTES]
         try:
-            return key.aead.decrypt(nonce, token[header_len + NONCE_BYTES :], token[:header_len])
+            plaintext = key.aead.decrypt(
+                nonce, token[header_len + NONCE_BYTES :], token[:header_len]
+            )
         except InvalidTag:
             raise SealError(
                 SEAL_INVALID, "sealed_state does not verify: it was altered or corrupted"
             ) from None
+        if token[2] == 2:
+            return plaintext
+        # Authenticated, so made by a holder of the key: a frame that does not add up is
+        # refused all the same, never guessed at.
+        length = int.from_bytes(plaintext[:LENGTH_BYTES], "big")
+        end = LENGTH_BYTES + length
+        if len(plaintext) < end or plaintext[end:].count(0) != len(plaintext) - end:
+            raise SealError(SEAL_INVALID, "sealed_state does not hold a state")
+        return plaintext[LENGTH_BYTES:end]
 
 
 _POLICY_MISMATCH = {

@@ -137,6 +137,16 @@ def state_hash_of(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
+def sealed_length(codec: GameCodec, state: referee_pb2.GameState) -> int:
+    """The length a sealed token's state is padded to: ``state``'s serialization with its
+    hidden cards at their widest (``widen_hidden``), which depends on public information
+    only (docs/trust.md)."""
+    shape = referee_pb2.GameState()
+    shape.CopyFrom(state)
+    codec.widen_hidden(shape)
+    return shape.ByteSize()
+
+
 def _note_seal_refusal(reason: str) -> None:
     """Count a refused token (metric referee_sealed_token_refusals_total{reason}) and note
     the reason for the call's log line. Never the token itself."""
@@ -303,12 +313,13 @@ class Referee:
         codec.encode_state(state, out)
         return out.SerializeToString(deterministic=True)
 
-    def _deliver(self, data: bytes, response: Any) -> bytes:
+    def _deliver(self, codec: GameCodec, data: bytes, response: Any) -> bytes:
         """Put a freshly encoded state (``response.state``, serialized as ``data``) in a
-        NewGame/ApplyAction response: as a sealed token instead when the server seals.
-        Returns the state hash."""
+        NewGame/ApplyAction response: as a sealed token instead when the server seals,
+        padded to a length that public information alone decides. Returns the state
+        hash."""
         if self.keyring is not None:
-            response.sealed_state = self.keyring.seal(data)
+            response.sealed_state = self.keyring.seal(data, sealed_length(codec, response.state))
             response.ClearField("state")
         return state_hash_of(data)
 
@@ -413,7 +424,7 @@ class Referee:
         data = self._encode_next(
             codec, state, response.state, seed=seed, entropy=entropy, version=0, parent=b""
         )
-        response.state_hash = self._deliver(data, response)
+        response.state_hash = self._deliver(codec, data, response)
         codec.encode_events(rules.redact_events(state, events, PUBLIC_VIEWER), response.events)
         for viewer in viewers:
             self._view(
@@ -476,7 +487,8 @@ class Referee:
             out.version = version
             out.parent_hash = opened.hash
             codec.encode_successor(opened.state, outcome.state, out)
-            response.state_hash = self._deliver(out.SerializeToString(deterministic=True), response)
+            data = out.SerializeToString(deterministic=True)
+            response.state_hash = self._deliver(codec, data, response)
         events = outcome.events
         if events:
             codec.encode_events(

@@ -38,6 +38,14 @@ class GameCodec(Protocol):
 
     def encode_state(self, state: Any, out: referee_pb2.GameState) -> None: ...
 
+    def widen_hidden(self, out: referee_pb2.GameState) -> None:
+        """Set every hidden card set of the encoded state ``out`` that holds a card (hands,
+        discards) to every card: its serialization then has the length of the state with
+        its hidden cards at their widest, which public information alone decides (whether
+        a set is empty is public: card counts are). A sealed token's plaintext is padded
+        to that length (docs/trust.md), so that its length tells nothing of hidden cards."""
+        ...
+
     def encode_successor(self, previous: Any, state: Any, out: referee_pb2.GameState) -> None:
         """Given ``out`` holding a copy of the encoded ``previous`` state (as decoded from a
         request: canonical), make it the encoding of ``state``, byte for byte what

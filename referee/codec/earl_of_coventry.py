@@ -323,6 +323,11 @@ class EarlOfCoventryCodec:
             s.round_winner = state.round_winner
         s.winners.extend(state.winners)
 
+    def widen_hidden(self, out: referee_pb2.GameState) -> None:
+        for seat in out.earl_of_coventry.seats:
+            if seat.hand:
+                seat.hand = FULL_MASK
+
     def encode_successor(
         self, previous: EarlState, state: EarlState, out: referee_pb2.GameState
     ) -> None:

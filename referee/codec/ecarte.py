@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
-from referee.cards import ECARTE_MASK, name
+from referee.cards import ECARTE_MASK, FULL_MASK, name
 from referee.codec.common import (
     CARD_MESSAGES,
     CardField,
@@ -412,6 +412,13 @@ class EcarteCodec:
             s.wagers.add(spectator=w.spectator, seat=w.seat, amount=w.amount)
         for x in state.ledger:
             s.spectators.add(spectator=x.spectator, net=x.net)
+
+    def widen_hidden(self, out: referee_pb2.GameState) -> None:
+        for seat in out.ecarte.seats:
+            if seat.hand:
+                seat.hand = FULL_MASK
+            if seat.discards:
+                seat.discards = FULL_MASK
 
     def encode_successor(
         self, previous: EcarteState, state: EcarteState, out: referee_pb2.GameState

@@ -6,7 +6,7 @@ with sealing keys, most with ``require_sealed`` and some without. The client sid
 only what a real one holds: the ``sealed_state`` token of each answer, the seat
 credentials of ``NewGame`` on every seat viewer and seat actor, the table credential on
 the table's actions. The test reads each token itself, from docs/trust.md's format only
-(``"RS" ‖ 0x02 ‖ policy ‖ len(key id) ‖ key id ‖ nonce ‖ AES-256-GCM``, the header as
+(``"RS" ‖ 0x03 ‖ policy ‖ len(key id) ‖ key id ‖ nonce ‖ AES-256-GCM``, the header as
 associated data; ``cryptography``'s AESGCM, not ``referee/sealing.py``) and compares the
 state inside with the model as the plain wire test does. It also checks, from
 docs/trust.md and docs/api.md:

@@ -6,8 +6,8 @@ generators), on a :class:`referee.service.Referee` that holds sealing keys, with
 only what a real client has: the ``sealed_state`` token of each answer (never a plain
 state), the seat credentials of ``NewGame`` on every seat viewer and seat actor, the
 table credential on the table actor. To compare with the model the test opens every
-token itself, from docs/trust.md's description of format 2 only (not
-``referee/sealing.py``): ``"RS" ‖ 0x02 ‖ policy ‖ len(key id) ‖ key id ‖ nonce(12) ‖
+token itself, from docs/trust.md's description of format 3 only (not
+``referee/sealing.py``): ``"RS" ‖ 0x03 ‖ policy ‖ len(key id) ‖ key id ‖ nonce(12) ‖
 AES-256-GCM(key, nonce, state, aad = everything before the nonce)``. It checks:
 
 - every token opens under the first key of the ring, records the server's policy,

@@ -292,3 +292,37 @@ def test_ecarte_an_opponents_exchange_is_not_shown(config: EcarteConfig, choices
         ]
 
     assert answer(state) == answer(twin)
+
+
+def test_a_sealed_tokens_length_tells_nothing_of_hidden_cards() -> None:
+    """Fresh deals of one configuration that show the same public information (the same
+    dealer and seat on turn; a turn-up that is or is not the card of code 0, which
+    protobuf leaves out, and is or is not a king, which scores) give tokens of the same
+    length, whatever the cards dealt: the plaintext is padded to the length of the state
+    with its hidden cards at their widest (trust.md, format 3). Unpadded, a hand's
+    varint length gives its highest card away (a red team's finding: seat 0 named the
+    band of seat 1's highest card from the token's length alone, in 30 games of 30)."""
+    from referee.sealing import Keyring
+    from referee.v1 import earl_of_coventry_pb2, ecarte_pb2
+
+    referee = Referee(all_codecs(), keyring=Keyring([("k1", bytes(32))]), require_sealed=True)
+    public = common_pb2.Viewer(public=common_pb2.PublicViewer())
+    rng = random.Random(11)
+    for config, seats in (
+        (pb.GameConfig(ecarte=ecarte_pb2.EcarteConfig()), 2),
+        (pb.GameConfig(earl_of_coventry=earl_of_coventry_pb2.EarlOfCoventryConfig(seats=3)), 3),
+    ):
+        lengths: dict[tuple[int, int, bool, tuple[int, ...]], list[int]] = {}
+        for _ in range(60):
+            entropy = [rng.randbytes(32) for _ in range(seats)]
+            started = referee.new_game(
+                pb.NewGameRequest(config=config, seat_entropy=entropy, views=[public])
+            )
+            view = getattr(started.views[0], started.views[0].WhichOneof("game"))
+            turn_up = view.turn_up if config.HasField("ecarte") else None
+            zero = turn_up is not None and (turn_up.suit, turn_up.rank) == (1, 1)  # AC
+            points = tuple(getattr(sv, "points", 0) for sv in view.seats)  # a turned-up king
+            key = (view.dealer, view.turn, zero, points)
+            lengths.setdefault(key, []).append(len(started.sealed_state))
+        assert all(len(set(v)) == 1 for v in lengths.values()), (config, lengths)
+        assert max(len(v) for v in lengths.values()) >= 10  # games alike in public

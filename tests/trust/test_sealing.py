@@ -125,7 +125,7 @@ def test_key_rotation_old_key_opens_new_key_seals() -> None:
 def test_other_token_versions_are_refused() -> None:
     referee = sealed_referee(K1)
     token = bytearray(referee.new_game(pb.NewGameRequest(config=CONFIG)).sealed_state)
-    for version in (1, 3):  # 1: before the policy byte (2026-12-05)
+    for version in (1, 4):  # 1: before the policy byte (2026-12-05); 4: not yet made
         token[2] = version
         with pytest.raises(RequestError) as info:
             referee.open_state(pb.GameState(), bytes(token))
@@ -341,21 +341,53 @@ def test_require_sealed_guards_the_table_not_the_spectators() -> None:
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_tokens_follow_the_documented_format(strict: bool) -> None:
-    """docs/trust.md, format 2, checked with AES-GCM directly: a token the keyring seals
-    opens by hand, and one made by hand opens in the keyring (tokens sealed by one
-    release open in the next). The policy byte is 1 under --require-sealed, else 0."""
+    """docs/trust.md, format 3, checked with AES-GCM directly: a token the keyring seals
+    opens by hand (u32 length, the state, zeros to the padded length), and one made by
+    hand opens in the keyring (tokens sealed by one release open in the next). A token
+    of format 2 (the plaintext the state alone, before padding) still opens. The policy
+    byte is 1 under --require-sealed, else 0."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     key_id, material = K1
     ring = Keyring([K1], strict=strict)
-    header = b"RS" + bytes([2, int(strict), len(key_id)]) + key_id.encode()
-    token = ring.seal(b"state bytes")
+    header = b"RS" + bytes([3, int(strict), len(key_id)]) + key_id.encode()
+    token = ring.seal(b"state bytes", 20)
     assert token.startswith(header)
-    assert len(token) == len(header) + 12 + len(b"state bytes") + 16  # nonce, tag
+    assert len(token) == len(header) + 12 + 4 + 20 + 16  # nonce, length, padded, tag
     nonce = token[len(header) : len(header) + 12]
-    assert AESGCM(material).decrypt(nonce, token[len(header) + 12 :], header) == b"state bytes"
-    made = header + bytes(12) + AESGCM(material).encrypt(bytes(12), b"by hand", header)
+    plaintext = AESGCM(material).decrypt(nonce, token[len(header) + 12 :], header)
+    assert plaintext == (11).to_bytes(4, "big") + b"state bytes" + bytes(9)
+    assert ring.open(token) == b"state bytes"
+    by_hand = (7).to_bytes(4, "big") + b"by hand" + bytes(3)
+    made = header + bytes(12) + AESGCM(material).encrypt(bytes(12), by_hand, header)
     assert ring.open(made) == b"by hand"
+    old = b"RS" + bytes([2, int(strict), len(key_id)]) + key_id.encode()
+    made = old + bytes(12) + AESGCM(material).encrypt(bytes(12), b"format 2", old)
+    assert ring.open(made) == b"format 2"
+
+
+@pytest.mark.parametrize(
+    "plaintext",
+    [b"", b"\x00\x00\x00", (9).to_bytes(4, "big") + b"short", (1).to_bytes(4, "big") + b"xy"],
+    ids=["empty", "no-length", "state-cut", "padding-not-zero"],
+)
+def test_a_format_3_plaintext_that_is_not_a_frame_is_refused(plaintext: bytes) -> None:
+    """Authenticated, so only a key's holder could make one, but a frame that does not
+    add up (no length, a state shorter than its length, padding that is not zeros) is
+    refused as not holding a state, never guessed at."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    key_id, material = K1
+    header = b"RS" + bytes([3, 0, len(key_id)]) + key_id.encode()
+    token = header + bytes(12) + AESGCM(material).encrypt(bytes(12), plaintext, header)
+    with pytest.raises(SealError) as info:
+        Keyring([K1]).open(token)
+    assert info.value.reason == SEAL_INVALID
+
+
+def test_a_padded_length_shorter_than_the_state_is_a_bug() -> None:
+    with pytest.raises(ValueError):
+        Keyring([K1]).seal(b"state bytes", 5)
 
 
 PUBLIC = common_pb2.Viewer(public=common_pb2.PublicViewer())
@@ -390,13 +422,24 @@ def test_a_token_opens_only_on_a_server_of_its_policy() -> None:
 
 
 def test_the_shortest_token_and_one_byte_less() -> None:
-    """An empty plaintext: header, nonce and tag only. One byte less is malformed; the
-    last byte altered does not verify."""
+    """The shortest a token can be: header, nonce and tag, no plaintext (verifies, but
+    holds no frame: refused as not holding a state). One byte less is malformed. The
+    shortest the keyring seals, an empty state (its 4-byte length only), opens; its last
+    byte altered does not verify."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    key_id, material = K1
     ring = Keyring([K1])
+    header = b"RS" + bytes([3, 0, len(key_id)]) + key_id.encode()
+    shortest = header + bytes(12) + AESGCM(material).encrypt(bytes(12), b"", header)
     token = ring.seal(b"")
-    assert ring.open(token) == b""
+    assert ring.open(token) == b"" and len(token) == len(shortest) + 4
     altered = token[:-1] + bytes([token[-1] ^ 1])
-    for bad, reason in ((token[:-1], SEAL_MALFORMED), (altered, SEAL_INVALID)):
+    for bad, reason in (
+        (shortest, SEAL_INVALID),
+        (shortest[:-1], SEAL_MALFORMED),
+        (altered, SEAL_INVALID),
+    ):
         with pytest.raises(SealError) as info:
             ring.open(bad)
         assert info.value.reason == reason
