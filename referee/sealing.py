@@ -71,7 +71,11 @@ TABLE_SEAT = 0xFFFFFFFF
 CREDENTIAL_BYTES = 16
 
 
-GAME_SEED_LABEL = b"referee-game-seed-v1"
+GAME_SEED_LABEL = b"referee-game-seed-v1"  # the seed root's (HMAC of the key)
+# The seed's: v2 binds the policy byte (a server without --require-sealed holding the same
+# key deals other games from the same entropy, whose credentials open nothing of a strict
+# server's games); v1 (before 2026-12-06) bound the entropy only.
+GAME_SEED_MESSAGE_LABEL = b"referee-game-seed-v2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +143,8 @@ class Keyring:
         secret of the sealing key instead of drawn at random (docs/trust.md, Verifiable
         deals): nobody without the key can foresee it, and the same entropy gives the
         same seed, so whoever calls NewGame cannot draw the deal again."""
-        mac = hmac.new(self._sealing.seed_root, GAME_SEED_LABEL, hashlib.sha256)
+        mac = hmac.new(self._sealing.seed_root, GAME_SEED_MESSAGE_LABEL, hashlib.sha256)
+        mac.update(bytes((self._policy,)))
         mac.update(len(entropy).to_bytes(4, "big"))
         for e in entropy:
             mac.update(len(e).to_bytes(4, "big"))

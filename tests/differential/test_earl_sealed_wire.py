@@ -181,7 +181,8 @@ def start(config: m.ModelConfig, seed_number: int, driver: int, strict: bool) ->
         assert s.seed == caller_seed, where
     elif entropy:
         key = KEYS[s.key_ids[0]]
-        assert s.seed == trust.derived_seed(key, entropy), f"seed not derived as documented{where}"
+        derived = trust.derived_seed(key, entropy, s.policy)
+        assert s.seed == derived, f"seed not derived as documented{where}"
         again = w.call(referee.new_game, req)  # idempotent: the same game, a fresh token
         assert (again.state_hash, again.seat_credentials) == (
             resp.state_hash,

@@ -99,9 +99,10 @@ def open_token(token: bytes, strict: bool) -> bytes:
     return trust.open_token(token, KEY_BY_ID, 1 if strict else 0, KEYS[0][0])[0]
 
 
-def derived_seed(entropy: Sequence[bytes]) -> bytes:
-    """docs/trust.md: the referee's seed of a game with entropy, under the sealing key."""
-    return trust.derived_seed(KEYS[0][1], entropy)
+def derived_seed(entropy: Sequence[bytes], strict: bool) -> bytes:
+    """docs/trust.md: the referee's seed of a game with entropy, under the sealing key and
+    the server's policy."""
+    return trust.derived_seed(KEYS[0][1], entropy, 1 if strict else 0)
 
 
 # ---------------------------------------------------------------- the client side
@@ -458,7 +459,7 @@ def play_match(
     if given_seed:
         seed = given_seed
     elif entropy:
-        seed = derived_seed(entropy)
+        seed = derived_seed(entropy, strict)
         again = call(
             match, referee.new_game, pb.NewGameRequest(config=config_msg(cfg), seat_entropy=entropy)
         )
@@ -556,7 +557,7 @@ def test_spectator_wager_under_require_sealed() -> None:
     strict server with no credential at all, and its view needs none either."""
     cfg = model.Config(gallery=True, first_dealer=0)
     resp = STRICT.new_game(pb.NewGameRequest(config=config_msg(cfg), seat_entropy=[b"x"]))
-    m = model.new_game(cfg, shuffle_seed(derived_seed([b"x"]), [b"x"]))
+    m = model.new_game(cfg, shuffle_seed(derived_seed([b"x"], True), [b"x"]))
     wager = next(a for a in model.legal_actions(m, SPECTATORS[0]) if a.kind == model.WAGER)
     got = STRICT.apply_action(
         pb.ApplyActionRequest(

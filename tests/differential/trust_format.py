@@ -19,6 +19,7 @@ from referee.v1 import referee_pb2 as pb
 
 FORMAT = b"RS\x03"  # "RS" ‖ version 3
 SEED_LABEL = b"referee-game-seed-v1"
+SEED_MESSAGE_LABEL = b"referee-game-seed-v2"
 
 
 def u32(n: int) -> bytes:
@@ -30,11 +31,12 @@ def entropy_entries(entropy: Sequence[bytes]) -> bytes:
     return u32(len(entropy)) + b"".join(u32(len(e)) + e for e in entropy)
 
 
-def derived_seed(key: bytes, entropy: Sequence[bytes]) -> bytes:
+def derived_seed(key: bytes, entropy: Sequence[bytes], policy: int) -> bytes:
     """trust.md "A deal the caller cannot draw again": the referee's seed of a game
     with entropy, under the sealing key."""
     root = hmac.new(key, SEED_LABEL, hashlib.sha256).digest()
-    return hmac.new(root, SEED_LABEL + entropy_entries(entropy), hashlib.sha256).digest()
+    message = SEED_MESSAGE_LABEL + bytes((policy,)) + entropy_entries(entropy)
+    return hmac.new(root, message, hashlib.sha256).digest()
 
 
 def shuffle_seed(seed: bytes, entropy: Sequence[bytes]) -> bytes:

@@ -514,12 +514,24 @@ def test_with_seat_entropy_the_seed_is_derived_and_new_game_cannot_draw_again() 
     ring = Keyring([K1], strict=True)
     state = pb.GameState.FromString(ring.open(first.sealed_state))
     assert state == pb.GameState.FromString(ring.open(again.sealed_state))
-    # The documented derivation, by hand.
-    label = b"referee-game-seed-v1"
-    root = hmac.new(K1[1], label, hashlib.sha256).digest()
-    message = label + len(entropy).to_bytes(4, "big")
+    # The documented derivation, by hand: the policy byte (1: strict) is in it.
+    root = hmac.new(K1[1], b"referee-game-seed-v1", hashlib.sha256).digest()
+    message = b"referee-game-seed-v2" + b"\x01" + len(entropy).to_bytes(4, "big")
     message += b"".join(len(e).to_bytes(4, "big") + e for e in entropy)
     assert state.seed == hmac.new(root, message, hashlib.sha256).digest()
+    # A server of the other policy holding the same key deals another game, and its
+    # credentials open nothing of this one (a red team's finding: they did).
+    lenient = sealed_referee(K1)
+    elsewhere = lenient.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=entropy))
+    assert elsewhere.seed_commitment != first.seed_commitment
+    with pytest.raises(RequestError) as refused:
+        strict.view_state(
+            pb.ViewStateRequest(
+                sealed_state=first.sealed_state,
+                viewer=common_pb2.Viewer(seat=1, credential=elsewhere.seat_credentials[1]),
+            )
+        )
+    assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
     # Any change of the entropy, or another key, is another deal.
     other = [entropy[0], b"", entropy[2][:-1]]
     changed = strict.new_game(pb.NewGameRequest(config=CONFIG, seat_entropy=other))
