@@ -448,6 +448,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         metrics_host=args.metrics_host,
         seal_keys=_seal_keys(args),
         require_sealed=args.require_sealed,
+        seal_format=args.seal_format,
         metrics_port=args.metrics_port,
     )
 
@@ -537,6 +538,16 @@ def _parser() -> argparse.ArgumentParser:
         "refuse plain states and caller-chosen seeds (needs sealing keys): true or false; "
         "the flag alone means true",
         alone=True,
+    )
+    _add_setting(
+        serve,
+        "--seal-format",
+        "SEAL_FORMAT",
+        "3",
+        _int_range(2, 3),
+        "the sealed-token format written: 3, or 2 (unpadded: its length tells hidden cards) "
+        "only while a rolling upgrade from a release that reads format 2 only is under way; "
+        "both are read",
     )
 
     sub.add_parser("games", help="list the games, their options and variants")
@@ -1013,8 +1024,8 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         ring = Keyring(s.seal_keys)
         mode = "sealed states only" if s.require_sealed else "sealed and plain states"
         sealing = (
-            f"on: {mode}; sealing with key {ring.sealing_key_id!r}, "
-            f"opening with {list(ring.key_ids)}"
+            f"on: {mode}; sealing with key {ring.sealing_key_id!r} (token format "
+            f"{s.seal_format}), opening with {list(ring.key_ids)}"
         )
     else:
         sealing = "off: plain states (no sealing keys configured)"

@@ -91,9 +91,19 @@ class Key:
 
 class Keyring:
     """Sealing keys: ``keys[0]`` seals, all open; ``strict``: the policy of the server
-    (``--require-sealed``) its tokens record, and the only one it opens."""
+    (``--require-sealed``) its tokens record, and the only one it opens;
+    ``write_format``: the token format it writes (``--seal-format``: 2 only for the first
+    step of a rolling upgrade from a release that reads format 2 only; it reads both)."""
 
-    def __init__(self, keys: Iterable[tuple[str, bytes]], *, strict: bool = False) -> None:
+    def __init__(
+        self,
+        keys: Iterable[tuple[str, bytes]],
+        *,
+        strict: bool = False,
+        write_format: int = FORMAT_VERSION,
+    ) -> None:
+        if write_format not in READ_FORMATS:
+            raise KeyConfigError(f"token format {write_format}: one of {READ_FORMATS}")
         parsed: list[Key] = []
         seen: set[str] = set()
         for key_id, material in keys:
@@ -117,7 +127,8 @@ class Keyring:
         self._sealing = parsed[0]
         kid = parsed[0].id.encode()
         self._policy = STRICT if strict else LENIENT
-        self._header = MAGIC + bytes((FORMAT_VERSION, self._policy, len(kid))) + kid
+        self.write_format = write_format
+        self._header = MAGIC + bytes((write_format, self._policy, len(kid))) + kid
 
     def with_policy(self, strict: bool) -> Keyring:
         """The same keys under the policy ``strict``."""
@@ -127,7 +138,7 @@ class Keyring:
         ring.strict = strict
         ring._policy = STRICT if strict else LENIENT
         kid = self._sealing.id.encode()
-        ring._header = MAGIC + bytes((FORMAT_VERSION, ring._policy, len(kid))) + kid
+        ring._header = MAGIC + bytes((ring.write_format, ring._policy, len(kid))) + kid
         return ring
 
     @property
@@ -158,7 +169,10 @@ class Keyring:
         pad = 0 if padded_length is None else padded_length - len(state)
         if pad < 0:
             raise ValueError("padded_length is shorter than the state")
-        plaintext = len(state).to_bytes(LENGTH_BYTES, "big") + state + bytes(pad)
+        if self.write_format == 2:  # the state alone, unpadded (--seal-format 2)
+            plaintext = state
+        else:
+            plaintext = len(state).to_bytes(LENGTH_BYTES, "big") + state + bytes(pad)
         nonce = os.urandom(NONCE_BYTES)
         header = self._header
         return header + nonce + self._sealing.aead.encrypt(nonce, plaintext, header)

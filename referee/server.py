@@ -113,6 +113,9 @@ class ServerSettings:
     # Sealing (docs/trust.md): key material is never shown in a repr.
     seal_keys: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     require_sealed: bool = False
+    # The token format written (2 for the first step of a rolling upgrade from a release
+    # that reads only format 2: docs/trust.md); both are read.
+    seal_format: int = 3
     # Limits and connections
     max_concurrent_rpcs: int = 0  # per worker; 0: no limit
     # Replays in flight per worker (each holds its request and answer parsed: about
@@ -624,7 +627,11 @@ class ServerBase:
     ) -> None:
         self.settings = settings
         self.worker = worker
-        self.keyring = Keyring(settings.seal_keys) if settings.seal_keys else None
+        self.keyring = (
+            Keyring(settings.seal_keys, write_format=settings.seal_format)
+            if settings.seal_keys
+            else None
+        )
         self.referee = Referee(
             all_codecs(),
             Limits(max_replay_actions=settings.max_replay_actions),

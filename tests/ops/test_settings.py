@@ -295,6 +295,7 @@ RANGES = [
     ("--coalesce-us", "COALESCE_US", 0, 10_000),
     ("--max-message-bytes", "MAX_MESSAGE_BYTES", 1024 * 1024, 256 * 1024 * 1024),
     ("--max-replay-actions", "MAX_REPLAY_ACTIONS", 1, 10_000_000),
+    ("--seal-format", "SEAL_FORMAT", 2, 3),
 ]
 
 
@@ -577,7 +578,8 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert "workers   2, a hung worker replaced after 30 s; engine auto" in summary
     assert "drain delay 15 s, then grace 10 s" in summary and "messages 16 MiB" in summary
     assert (
-        "sealing   on: sealed states only; sealing with key 'k2', opening with ['k2', 'k1']"
+        "sealing   on: sealed states only; sealing with key 'k2' (token format 3), "
+        "opening with ['k2', 'k1']"
     ) in summary
     assert "auth      1 token, 1 limited; no token needed for grpc.health.v1.Health" in summary
     assert "warning" not in summary  # TLS is on

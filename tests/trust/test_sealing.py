@@ -385,6 +385,20 @@ def test_a_format_3_plaintext_that_is_not_a_frame_is_refused(plaintext: bytes) -
     assert info.value.reason == SEAL_INVALID
 
 
+def test_format_2_is_written_only_when_asked_for_and_read_always() -> None:
+    """--seal-format 2, for the first step of a rolling upgrade from a release that reads
+    format 2 only: its tokens are the state alone (unpadded), and a server writing
+    format 3 opens them; format 3's tokens open there too. No other format is written."""
+    old = Keyring([K1], write_format=2)
+    token = old.seal(b"state bytes", 20)
+    assert token[2] == 2 and len(token) == 5 + len(K1[0]) + 12 + len(b"state bytes") + 16
+    assert Keyring([K1]).open(token) == b"state bytes"
+    assert old.open(Keyring([K1]).seal(b"new", 9)) == b"new"
+    assert old.with_policy(True).seal(b"x")[2:4] == bytes([2, 1])
+    with pytest.raises(KeyConfigError):
+        Keyring([K1], write_format=4)
+
+
 def test_a_padded_length_shorter_than_the_state_is_a_bug() -> None:
     with pytest.raises(ValueError):
         Keyring([K1]).seal(b"state bytes", 5)
