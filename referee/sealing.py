@@ -7,7 +7,8 @@ endian) || ``state`` || zero bytes: ``state`` is the deterministic serialization
 ``referee.v1.GameState``, and the zeros pad it to the length it would have with its
 hidden cards at their widest (the codec's ``widen_hidden``), so that a token's length
 depends on public information only (format 2 had no length and no padding: its length
-told the highest hidden card of each hand; still read, never written). The policy byte
+told the highest hidden card of each hand; still read, written only with --seal-format
+2, for a rolling upgrade). The policy byte
 records whether the server that sealed it required sealed states (``--require-sealed``:
 1, else 0); a server opens only tokens of its own policy, so that a server without
 ``--require-sealed`` holding the same keys cannot open (and show every hand of) a
