@@ -9,12 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 
 from referee import cli
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
 from referee.workers import _cgroup_cpu_quota, available_cpus, reserve_port
 
-from .helpers import Certs
+from .helpers import TIMEOUT, Certs, InProcess
 
 TOKEN = "settings-test-token-0123456789"
 
@@ -604,3 +607,27 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
         captured = capsys.readouterr()
         assert e.value.code == 2 and message in captured.err, (argv, env, captured.err)
         assert "settings are good" not in captured.out
+
+
+def test_seal_format_reaches_the_tokens_a_server_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--seal-format (REFEREE_SEAL_FORMAT) from the command line to the tokens: 3 by
+    default; 2 for the first step of a rolling upgrade. Either server opens both."""
+    import base64
+
+    from referee.v1 import earl_of_coventry_pb2 as eoc
+
+    monkeypatch.setenv("REFEREE_SEAL_KEYS", "k1:" + base64.b64encode(bytes(32)).decode())
+    request = pb.NewGameRequest(
+        config=pb.GameConfig(earl_of_coventry=eoc.EarlOfCoventryConfig(seats=3))
+    )
+    tokens = {}
+    for argv, written in (([], 3), (["--seal-format", "2"], 2)):
+        settings = settings_of(["serve", "--host", "127.0.0.1", "--port", "0", *argv])
+        assert settings.seal_format == written  # type: ignore[attr-defined]
+        with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
+            stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+            tokens[written] = stub.NewGame(request, timeout=TIMEOUT).sealed_state
+            assert tokens[written][2] == written
+            for token in tokens.values():  # each opens the tokens made so far
+                view = pb.ViewStateRequest(sealed_state=token, viewer={"public": {}})
+                assert stub.ViewState(view, timeout=TIMEOUT).view.HasField("earl_of_coventry")
