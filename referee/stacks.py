@@ -55,10 +55,11 @@ def format_stacks(current: FrameType | None = None) -> str:
         else:
             lines.append(f"Thread 0x{ident:016x}{name} (most recent call first):")
         walked = traceback.StackSummary.extract(
-            traceback.walk_stack(frame), limit=MAX_FRAMES, lookup_lines=False
+            traceback.walk_stack(frame), limit=MAX_FRAMES + 1, lookup_lines=False
         )
-        lines.extend(f'  File "{f.filename}", line {f.lineno} in {f.name}' for f in walked)
-        if len(walked) == MAX_FRAMES:
+        shown = walked[:MAX_FRAMES]
+        lines.extend(f'  File "{f.filename}", line {f.lineno} in {f.name}' for f in shown)
+        if len(walked) > MAX_FRAMES:  # cut: more frames than are written
             lines.append("  ...")
         lines.append("")
     return "\n".join(lines)

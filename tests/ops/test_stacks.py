@@ -90,6 +90,13 @@ def test_a_deep_stack_is_cut_at_max_frames() -> None:
     assert len(lines) == 1 + stacks.MAX_FRAMES + 1 and lines[-1] == "  ..."
     shallow = next(b for b in stacks.format_stacks().split("\n\n") if "Current" in b)
     assert "  ..." not in shallow
+    # Exactly MAX_FRAMES frames: all written, nothing said to be cut.
+    import traceback
+
+    base = len(list(traceback.walk_stack(sys._getframe())))  # this test's frame and below
+    text = down(stacks.MAX_FRAMES - base - 1)  # down(k) adds k + 1 frames
+    lines = next(b for b in text.split("\n\n") if b.startswith("Current")).splitlines()
+    assert len(lines) == 1 + stacks.MAX_FRAMES and lines[-1] != "  ..."
 
 
 def test_a_full_pipe_loses_the_rest_and_never_blocks() -> None:
