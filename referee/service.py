@@ -356,9 +356,17 @@ class Referee:
             return
         if not check_credential(self.keyring, commitment(opened.msg.seed), seat, given):
             who = "the table" if seat == TABLE_SEAT else f"seat {seat}"
+            returned = "table_credential" if seat == TABLE_SEAT else f"seat_credentials[{seat}]"
+            if given:
+                why = (
+                    f"is not the credential of {who} in this game (one of another seat or game, "
+                    "or made under a sealing key this server no longer holds)"
+                )
+            else:
+                why = f"is missing: send the credential of {who} NewGame returned ({returned})"
             raise RequestError(
                 grpc.StatusCode.PERMISSION_DENIED,
-                f"{path}.credential: the credential of {who} is missing or wrong",
+                f"{path}.credential {why}",
                 reason="SEAT_CREDENTIAL_INVALID",
             )
 

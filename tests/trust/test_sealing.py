@@ -308,6 +308,45 @@ def test_require_sealed_guards_each_seat_with_its_credential() -> None:
     assert second.seat_credentials[turn] != creds[turn]
 
 
+def test_a_refused_credential_says_whether_it_was_missing_or_not_this_seats() -> None:
+    """The refusal of a seat's credential tells what to do: a missing one names the
+    field of NewGame's answer to send; a wrong one names its causes, a sealing key
+    removed too early among them (docs/trust.md, Keys and rotation)."""
+    old = sealed_referee(K1, require=True)
+    first = old.new_game(pb.NewGameRequest(config=CONFIG))
+    creds = list(first.seat_credentials)
+    turn = pb.GameState.FromString(Keyring([K1], strict=True).open(first.sealed_state))
+    seat = turn.earl_of_coventry.turn
+
+    def refusal(referee: Referee, token: bytes, credential: bytes) -> str:
+        viewer = common_pb2.Viewer(seat=seat, credential=credential)
+        with pytest.raises(RequestError) as info:
+            referee.view_state(pb.ViewStateRequest(sealed_state=token, viewer=viewer))
+        assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert info.value.reason == "SEAT_CREDENTIAL_INVALID"
+        return info.value.message
+
+    missing = refusal(old, first.sealed_state, b"")
+    assert missing.startswith("viewer.credential is missing")
+    assert f"seat_credentials[{seat}]" in missing
+    another = refusal(old, first.sealed_state, creds[(seat + 1) % 3])
+    assert another.startswith(f"viewer.credential is not the credential of seat {seat}")
+    # The rotation: the game's next token is sealed with k2, then k1 is removed too early.
+    rotated = sealed_referee(K2, K1, require=True)
+    actor = common_pb2.Actor(seat=seat, credential=creds[seat])
+    action = rotated.legal_actions(
+        pb.LegalActionsRequest(sealed_state=first.sealed_state, actor=actor)
+    ).actions[0]
+    action.actor.credential = creds[seat]
+    token = rotated.apply_action(
+        pb.ApplyActionRequest(sealed_state=first.sealed_state, action=action)
+    ).sealed_state
+    retired = sealed_referee(K2, require=True)
+    public = common_pb2.Viewer(public=common_pb2.PublicViewer())
+    assert retired.view_state(pb.ViewStateRequest(sealed_state=token, viewer=public)).view
+    assert "a sealing key this server no longer holds" in refusal(retired, token, creds[seat])
+
+
 def test_require_sealed_guards_the_table_not_the_spectators() -> None:
     """The table's actions need the table credential (checked before the rules: here the
     round has not ended, so the rules then reject it); a spectator has no credential and
