@@ -20,6 +20,9 @@ Configurations (``multiproc`` runs in a child process with PROMETHEUS_MULTIPROC_
   +metrics      +log and Prometheus metrics (one process)
   +multiproc    +log and metrics in multiprocess mode (as with --workers N)
   +auth+limit   +metrics, a bearer token checked and a concurrency limit
+  +tracing      +metrics and a span a call under a caller's sampled traceparent
+                (--tracing otlp), each span also encoded as OTLP sends it (the
+                batches are flushed inside the timed loop; nothing is sent)
 """
 
 from __future__ import annotations
@@ -36,7 +39,16 @@ import time
 from typing import Any
 
 TOKEN = "bench-token-0123456789abcdef"
-CONFIGS = ("baseline", "interceptor", "+log", "+metrics", "+multiproc", "+auth+limit")
+CONFIGS = (
+    "baseline",
+    "interceptor",
+    "+log",
+    "+metrics",
+    "+multiproc",
+    "+auth+limit",
+    "+tracing",
+)
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 METHOD = "/referee.v1.RefereeService/ListGames"
 
 
@@ -83,13 +95,32 @@ def run_config(config: str, calls: int, rounds: int) -> list[float]:
     metadata: tuple[tuple[str, str], ...] = (("user-agent", "grpc-python/1.85"),)
     if config == "+auth+limit":
         metadata += (("authorization", f"Bearer {TOKEN}"),)
+    if config == "+tracing":
+        metadata += (("traceparent", TRACEPARENT),)
     metrics = None
-    if config in ("+metrics", "+multiproc", "+auth+limit"):
+    if config in ("+metrics", "+multiproc", "+auth+limit", "+tracing"):
         from referee.metrics import Metrics
 
         metrics = Metrics()
     auth = TokenSet([("bench", TOKEN)]) if config == "+auth+limit" else None
-    interceptor = CallInterceptor(metrics, auth, 1000 if config == "+auth+limit" else 0)
+    tracing = None
+    if config == "+tracing":
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+        from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+        from referee.tracing import Tracing
+
+        class Encoded(SpanExporter):  # type: ignore[misc]
+            """What the OTLP exporter does before it sends: the batch as its bytes."""
+
+            def export(self, spans: Any) -> Any:
+                encode_spans(spans).SerializeToString()
+                return SpanExportResult.SUCCESS
+
+        tracing = Tracing(exporter=Encoded())
+    interceptor = CallInterceptor(
+        metrics, auth, 1000 if config == "+auth+limit" else 0, tracing=tracing
+    )
     handler = grpc.unary_unary_rpc_method_handler(servicer.ListGames)
     details = Details(metadata)
     context = Context(metadata)
@@ -113,6 +144,8 @@ def run_config(config: str, calls: int, rounds: int) -> list[float]:
         start = time.perf_counter()
         for _ in range(calls):
             await asyncio.create_task(one())
+        if tracing is not None:  # the spans' export in the timed loop
+            tracing.provider.force_flush()
         return (time.perf_counter() - start) / calls * 1e6
 
     return [asyncio.run(measure()) for _ in range(rounds)]

@@ -28,13 +28,17 @@ from referee.service import CURRENT_CALL, REQUEST_ID_KEY, CallInfo, abort_with_s
 
 if TYPE_CHECKING:
     from referee.metrics import Metrics
+    from referee.tracing import Tracing
 
 MAX_REQUEST_ID_LENGTH: Final = 128
 # W3C Trace Context (https://www.w3.org/TR/trace-context/): a caller traced with
 # OpenTelemetry (or any W3C tracer) sends ``traceparent``; its trace id and its span id
-# (the caller's span: Referee makes none) go on the call's log line, so that a log
-# pipeline ties the line to the trace. A header that is not valid is ignored.
+# (the caller's span) go on the call's log line, so that a log pipeline ties the line
+# to the trace. A header that is not valid is ignored. With --tracing otlp the call
+# also makes a span of its own, a child of the caller's (referee.tracing), and the
+# line names that span instead.
 TRACEPARENT_KEY: Final = "traceparent"
+TRACESTATE_KEY: Final = "tracestate"
 _TRACEPARENT: Final = re.compile(
     r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-[^\x00-\x1f]*)?\Z"
 )
@@ -104,8 +108,11 @@ class Book:
     """A server's bookkeeping of its calls (one per interceptor). Thread-safe: the
     threads engine begins and ends calls in several threads."""
 
-    def __init__(self, metrics: Metrics | None, log_starts: bool, log: Any) -> None:
+    def __init__(
+        self, metrics: Metrics | None, log_starts: bool, log: Any, spans: Tracing | None = None
+    ) -> None:
         self.metrics = metrics
+        self.spans = spans  # --tracing otlp: a span a call (referee.tracing)
         self.log_starts = log_starts  # a call's first line: debug only
         self.log = log
         # Request ids made here: unique, not secret (a random prefix per server, a counter).
@@ -121,12 +128,15 @@ class Book:
             start = time.perf_counter()
         request_id = ""
         traceparent = ""
+        tracestate = ""
         for key, value in context.invocation_metadata() or ():
             if key == REQUEST_ID_KEY:
                 if not request_id and isinstance(value, str):
                     request_id = value[:MAX_REQUEST_ID_LENGTH]
             elif key == TRACEPARENT_KEY and not traceparent and isinstance(value, str):
                 traceparent = value
+            elif key == TRACESTATE_KEY and not tracestate and isinstance(value, str):
+                tracestate = value
         if not request_id:
             # 16 hex digits (half the instructions of f"{n:016x}": no format spec parsed).
             request_id = self.id_prefix + (next(self.ids) & _ID_MASK).to_bytes(8, "big").hex()
@@ -136,6 +146,8 @@ class Book:
             if trace is not None:
                 info.note("trace_id", trace[0])
                 info.note("span_id", trace[1])
+                if self.spans is not None:
+                    info.trace = (traceparent, tracestate)
         token = CURRENT_CALL.set(info)
         if self.log_starts:
             self.log.debug("rpc_start", method=short, request_id=request_id)
@@ -183,6 +195,13 @@ class Book:
         client = CLIENT.get()
         if client:
             fields["client"] = client
+        spans = self.spans
+        if spans is not None:  # the call's span; the line then names it
+            trace = info.trace
+            if trace is None:
+                spans.record(fields, seconds, "", "")
+            else:
+                spans.record(fields, seconds, trace[0], trace[1])
         if status != "OK" and status in WARNING_CODES:
             if status == "UNAUTHENTICATED" or status == "PERMISSION_DENIED":
                 # Who was refused (no token, a wrong one, another seat's credential): its

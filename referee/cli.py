@@ -315,6 +315,16 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
         "serve Prometheus metrics over HTTP on this port (all workers summed)",
     )
     _add_setting(group, "--metrics-host", "METRICS_HOST", "0.0.0.0", str, "metrics port address")
+    _add_setting(
+        group,
+        "--tracing",
+        "TRACING",
+        "off",
+        _choice(("off", "otlp")),
+        "otlp: a span a call sent to an OpenTelemetry collector over OTLP/gRPC, where "
+        "OTEL_EXPORTER_OTLP_ENDPOINT says (sampling and resource from the other OTEL_* "
+        "variables; docs/operations.md#traces); off: none",
+    )
     group = serve.add_argument_group("TLS and authentication")
     _add_setting(group, "--tls-cert", "TLS_CERT", "", path, "PEM certificate chain: serve TLS")
     _add_setting(group, "--tls-key", "TLS_KEY", "", path, "PEM private key of --tls-cert")
@@ -408,6 +418,13 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         for other, _, other_number in ports[:i]:
             if number and number == other_number:
                 fail(f"{flag} and {other} are both {number}: they need different ports")
+    if args.tracing == "otlp":
+        from referee.tracing import TracingError, check_environment
+
+        try:
+            check_environment()
+        except TracingError as e:
+            fail(f"{named('--tracing')} otlp: {e}")
     if args.workers > 1:
         import socket
 
@@ -450,6 +467,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         require_sealed=args.require_sealed,
         seal_format=args.seal_format,
         metrics_port=args.metrics_port,
+        tracing=args.tracing,
     )
 
 
@@ -1010,6 +1028,7 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     """What ``referee serve --check-config`` prints of good settings: no key material,
     no token, no file's content."""
     from referee.sealing import Keyring
+    from referee.tracing import endpoint as tracing_endpoint
 
     def address(host: str, port: int) -> str:
         return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -1052,6 +1071,7 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         ),
         "  metrics   "
         + (address(s.metrics_host, s.metrics_port) if s.metrics_port is not None else "off"),
+        "  tracing   " + (f"OTLP/gRPC to {tracing_endpoint()}" if s.tracing == "otlp" else "off"),
         f"  workers   {workers}; engine {s.engine}",
         f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
         f"  limits    messages {message}, {s.max_replay_actions} actions a "

@@ -53,6 +53,9 @@ from referee.service import (
     abort_with,
 )
 from referee.tls import TlsFiles
+from referee.tracing import FLUSH_SECONDS, Tracing
+from referee.tracing import MODES as TRACING_MODES
+from referee.tracing import endpoint as tracing_endpoint
 from referee.v1 import referee_pb2, referee_pb2_grpc
 
 if TYPE_CHECKING:
@@ -147,10 +150,15 @@ class ServerSettings:
     threads: int = DEFAULT_THREADS
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = None
+    # Spans to an OpenTelemetry collector: "off" or "otlp" (referee.tracing; where to,
+    # sampling and resource from OpenTelemetry's OTEL_* variables).
+    tracing: str = "off"
 
     def __post_init__(self) -> None:
         # The command line refuses less (--max-message-bytes); so does an embedded
         # server: below it, an answer could outgrow the limit after being logged OK.
+        if self.tracing not in TRACING_MODES:
+            raise ValueError(f"tracing must be one of {', '.join(TRACING_MODES)}")
         if self.max_message_bytes < MIN_MESSAGE_BYTES:
             raise ValueError(
                 f"max_message_bytes must be at least {MIN_MESSAGE_BYTES} (1 MiB): "
@@ -251,6 +259,7 @@ class CallBook:
         max_concurrent: int = 0,
         max_response_bytes: int = 0,
         max_replays: int = 0,
+        tracing: Tracing | None = None,
     ) -> None:
         self._methods: dict[str, _Method | None] = {}
         # Only a Replay's answer can outgrow the limit (its steps, its log): checked
@@ -259,7 +268,9 @@ class CallBook:
         self._metrics = metrics
         # A call's request id, log line and metrics (compiled: referee.calls), with a
         # concrete logger (not the lazy proxy: one attribute lookup less per line).
-        self._book = Book(metrics, rpc_level() <= logging.DEBUG, get_logger(RPC_LOGGER).bind())
+        self._book = Book(
+            metrics, rpc_level() <= logging.DEBUG, get_logger(RPC_LOGGER).bind(), tracing
+        )
         self._auth = auth
         self._max = max_concurrent
         self._lock = threading.Lock()  # the threads engine ends calls in several threads
@@ -640,6 +651,14 @@ class ServerBase:
         )
         self.port = 0
         self.health_port = 0
+        # A span a call, sent to an OpenTelemetry collector (--tracing otlp): made here,
+        # in the worker, after the fork (its exporter's thread and channel are its own).
+        self.tracing = Tracing(worker) if settings.tracing == "otlp" else None
+
+    def _stop_tracing(self) -> None:
+        """Send the last spans, within ``referee.tracing.FLUSH_SECONDS``."""
+        if self.tracing is not None and not self.tracing.shutdown():
+            log.warning("referee_tracing_flush_incomplete", seconds=FLUSH_SECONDS)
 
     def _bind_ports(self, server: Any, health_server: Any) -> None:
         s = self.settings
@@ -670,6 +689,8 @@ class ServerBase:
             "auth": s.auth.describe() if s.auth is not None else "off",
             "engine": self.engine,
         }
+        if s.tracing != "off":
+            fields["tracing"] = f"{s.tracing} to {tracing_endpoint()}"
         if self.health_port:
             fields["health_port"] = self.health_port
         if s.max_concurrent_rpcs:
@@ -749,6 +770,7 @@ class RefereeServer(ServerBase):
             settings.max_concurrent_rpcs,
             max_response_bytes=settings.max_message_bytes,
             max_replays=settings.max_concurrent_replays,
+            tracing=self.tracing,
         )
         self.coalescer = (
             Coalescer(
@@ -802,6 +824,7 @@ class RefereeServer(ServerBase):
         self.servicer.close()
         if self.health_server is not None:
             await self.health_server.stop(0)
+        await asyncio.to_thread(self._stop_tracing)
         log.info("referee_stopped")
 
     def request_stop(self) -> None:

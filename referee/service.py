@@ -69,10 +69,13 @@ class CallInfo:
     """What one RPC did, for its log line and metrics (filled by the Referee). One per
     call: a plain class (no dictionary made for ``extra`` until a field is noted)."""
 
-    __slots__ = ("extra", "game", "method", "request_id", "verdict", "violations")
+    __slots__ = ("extra", "game", "method", "request_id", "trace", "verdict", "violations")
 
     def __init__(self, method: str, request_id: str = "") -> None:
         self.method = method
+        # The call's ``traceparent`` and ``tracestate`` as sent, kept for its span when
+        # tracing is on (referee.tracing); None else.
+        self.trace: tuple[str, str] | None = None
         self.game = ""
         self.verdict = ""
         self.violations: tuple[str, ...] = ()

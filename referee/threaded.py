@@ -53,6 +53,7 @@ from referee.workers import own_cpu
 
 if TYPE_CHECKING:
     from referee.metrics import Metrics
+    from referee.tracing import Tracing
 
     MethodHandler = grpc.RpcMethodHandler[Any, Any]
 
@@ -118,8 +119,9 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         max_response_bytes: int = 0,
         threads: int = 8,
         max_replays: int = 0,
+        tracing: Tracing | None = None,
     ) -> None:
-        super().__init__(metrics, auth, max_concurrent, max_response_bytes, max_replays)
+        super().__init__(metrics, auth, max_concurrent, max_response_bytes, max_replays, tracing)
         self.pool = _CallPool(threads, self._leave, self._leave_replay)
 
     def intercept_service(
@@ -328,6 +330,7 @@ class ThreadedRefereeServer(ServerBase):
             max_response_bytes=settings.max_message_bytes,
             threads=settings.threads,
             max_replays=settings.max_concurrent_replays,
+            tracing=self.tracing,
         )
         # Health answers watchers from a thread of its own, in order (ThreadedHealth).
         self._health_pool = futures.ThreadPoolExecutor(1, thread_name_prefix="referee-health")
@@ -395,6 +398,7 @@ class ThreadedRefereeServer(ServerBase):
             stopped = _returns_within(STOP_MARGIN_SECONDS, lambda: health_server.stop(0).wait())
             done = stopped and done
         self._health_pool.shutdown(wait=False)
+        self._stop_tracing()
         if not done:
             log.error("referee_stop_incomplete", waited_seconds=bound)
             return False

@@ -29,7 +29,7 @@ PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$engine" \
   tests/test_cards_shuffle.py tests/test_scenarios.py tests/test_codec_wire.py \
   tests/test_codec_cache.py tests/test_hot_objects.py tests/test_logs.py tests/test_calls.py \
   tests/test_options.py tests/test_enums.py tests/test_codec_common.py \
-  tests/ops/test_engines.py "$@"
+  tests/ops/test_engines.py tests/ops/test_tracing.py "$@"
 echo "== the servicer's tests on --engine $other (compiled)"
 PYTHONPATH="$work" REFEREE_SHARED="$shared" REFEREE_TEST_ENGINE="$other" \
   "${PYTHON:-python}" -m pytest -p no:cacheprovider tests/service tests/trust \

@@ -169,7 +169,9 @@ def test_inserver_bench_runs() -> None:
 def test_overhead_bench_runs() -> None:
     out = run("overhead.py", "--calls", "300", "--rounds", "1")
     rows = re.findall(r"^(\S+)\s+[\d.]+\s+-?[\d.]+$", out, re.MULTILINE)
-    assert rows == ["baseline", "interceptor", "+log", "+metrics", "+multiproc", "+auth+limit"], out
+    assert rows == [
+        "baseline", "interceptor", "+log", "+metrics", "+multiproc", "+auth+limit", "+tracing"
+    ], out  # fmt: skip
 
 
 def test_grpcweb_bench_runs() -> None:
