@@ -11,6 +11,8 @@
 #                            and grpc_java_plugin for scripts/generate.sh
 #   gcc, h2load, valgrind    the compiled build's tests, the benchmark scripts' check
 #   promtool                 the alert rules' tests (scripts/install-promtool.sh: unpacked, not installed)
+#   chromium                 a real browser calling the gRPC-Web gateway from another origin
+#                            (CORS), headless (tests/clients/test_browser.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +39,7 @@ APT_PACKAGES=(
   valgrind        # callgrind, for bench/instructions.py (the same check)
   gcc             # the compiled build (mypyc) that scripts/test-compiled.sh tests
   libc6-dev
+  chromium        # headless, a page calling referee grpc-web across origins (tests/clients/test_browser.py)
 )
 command -v node >/dev/null || APT_PACKAGES+=(nodejs)
 command -v javac >/dev/null || APT_PACKAGES+=(default-jdk-headless)
