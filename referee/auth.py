@@ -222,6 +222,9 @@ def _stamp(file: Path) -> object:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
 
 
+file_stamp = _stamp  # also for the sealing keys' file (referee.keyfile)
+
+
 class TokenSet:
     """The accepted tokens (as digests) and the services that need none; loaded from a
     file (:meth:`load`), they follow the file."""

@@ -466,6 +466,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         seal_keys=_seal_keys(args),
         require_sealed=args.require_sealed,
         seal_format=args.seal_format,
+        seal_keys_file=Path(args.seal_keys_file) if args.seal_keys_file else None,
         metrics_port=args.metrics_port,
         tracing=args.tracing,
     )

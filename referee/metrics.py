@@ -89,7 +89,13 @@ class Metrics:
         disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry(auto_describe=True)
         reg = self.registry
-        self.rpcs, self.latency, self.actions, self.sealed_refusals = labelled(reg)
+        (
+            self.rpcs,
+            self.latency,
+            self.actions,
+            self.sealed_refusals,
+            self.seal_keys_workers,
+        ) = labelled(reg)
         self.in_flight = Gauge(
             "referee_in_flight_rpcs",
             "RPCs started and not yet finished (all workers)",
@@ -116,6 +122,7 @@ class Metrics:
             "Worker processes restarted by the supervisor after they died",
             registry=reg,
         )
+        self._seal_keys: tuple[str, str] | None = None
         self.workers = Gauge(
             "referee_workers",
             "Worker processes serving (set by the supervisor)",
@@ -135,6 +142,14 @@ class Metrics:
                 self._action_children[key] = self.actions.labels(*key)
         for reason in SEAL_REASONS:
             self.sealed_refusals.labels(reason)
+
+    def seal_keys(self, sealing: str, keys: Iterable[str]) -> None:
+        """This worker now serves with these sealing keys (ids only)."""
+        labels = (sealing, ",".join(keys))
+        if self._seal_keys is not None:
+            self.seal_keys_workers.labels(*self._seal_keys).set(0)
+        self.seal_keys_workers.labels(*labels).set(1)
+        self._seal_keys = labels
 
     def rpc(self, method: str, game: str, verdict: str, code: str, seconds: float) -> None:
         """Count one finished RPC and observe its latency."""
@@ -186,11 +201,11 @@ class Metrics:
         return reg
 
 
-def labelled(registry: Any) -> tuple[Any, Any, Any, Any]:
+def labelled(registry: Any) -> tuple[Any, Any, Any, Any, Any]:
     """The labelled metrics of the service, with no child (in multiprocess mode such a
     metric writes no value file until its first child): calls, latency, actions judged,
-    refused sealed tokens."""
-    from prometheus_client import Counter, Histogram
+    refused sealed tokens, the workers by their sealing keys."""
+    from prometheus_client import Counter, Gauge, Histogram
 
     rpcs = Counter(
         "referee_rpcs",
@@ -219,7 +234,16 @@ def labelled(registry: Any) -> tuple[Any, Any, Any, Any]:
         ("reason",),
         registry=registry,
     )
-    return rpcs, latency, actions, sealed_refusals
+    seal_keys_workers = Gauge(
+        "referee_seal_keys_workers",
+        "Worker processes serving with these sealing keys, by the key that seals and"
+        " every key that opens, in order (ids only): a rotation step has reached every"
+        " worker when one series is above 0",
+        ("sealing_key", "keys"),
+        registry=registry,
+        multiprocess_mode="livesum",
+    )
+    return rpcs, latency, actions, sealed_refusals, seal_keys_workers
 
 
 _current: Metrics | None = None

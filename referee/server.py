@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,7 @@ from referee.calls import (
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
 from referee.errors import RequestError
+from referee.keyfile import KeyWatch
 from referee.logs import RPC_LOGGER, get_logger, rpc_level
 from referee.sealing import Keyring
 from referee.service import (
@@ -119,6 +121,9 @@ class ServerSettings:
     # The token format written (2 for the first step of a rolling upgrade from a release
     # that reads only format 2: docs/trust.md); both are read.
     seal_format: int = 3
+    # The file the keys were read from (None: REFEREE_SEAL_KEYS): followed, so that a
+    # rotation step needs no restart (referee.keyfile).
+    seal_keys_file: Path | None = field(default=None, repr=False)
     # Limits and connections
     max_concurrent_rpcs: int = 0  # per worker; 0: no limit
     # Replays in flight per worker (each holds its request and answer parsed: about
@@ -649,6 +654,11 @@ class ServerBase:
             keyring=self.keyring,
             require_sealed=settings.require_sealed,
         )
+        self.key_watch = (
+            KeyWatch(settings.seal_keys_file, self.referee, metrics)
+            if settings.seal_keys_file is not None and self.keyring is not None
+            else None
+        )
         self.port = 0
         self.health_port = 0
         # A span a call, sent to an OpenTelemetry collector (--tracing otlp): made here,
@@ -701,15 +711,26 @@ class ServerBase:
         log.info("referee_serving", **fields)
 
     def _sealing_mode(self) -> str:
-        if self.keyring is None:
+        ring = self.referee.keyring  # the keys file's latest keys
+        if ring is None:
             return "off: plain states (no sealing keys configured)"
         mode = "sealed states only" if self.settings.require_sealed else "sealed and plain states"
+        followed = "" if self.key_watch is None else " (following the keys file)"
         return (
-            f"on: {mode}; sealing with key {self.keyring.sealing_key_id!r}, "
-            f"opening with {list(self.keyring.key_ids)}"
+            f"on: {mode}; sealing with key {ring.sealing_key_id!r}, "
+            f"opening with {list(ring.key_ids)}{followed}"
         )
 
+    def _follow_keys(self, follow: bool) -> None:
+        """Start (a server started) or stop (a stop began) following the keys file."""
+        if self.key_watch is not None:
+            if follow:
+                self.key_watch.start()
+            else:
+                self.key_watch.stop()
+
     def _log_stopping(self) -> None:
+        self._follow_keys(False)
         s = self.settings
         log.info(
             "referee_stopping",
@@ -805,6 +826,7 @@ class RefereeServer(ServerBase):
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._log_serving(coalesce_us=self.settings.coalesce_us)
+        self._follow_keys(True)
         return self.port
 
     async def stop(self) -> None:

@@ -368,6 +368,7 @@ class ThreadedRefereeServer(ServerBase):
             threads=self.settings.threads,
             cpu="not pinned" if self.cpu is None else self.cpu,
         )
+        self._follow_keys(True)
         return self.port
 
     def stop(self) -> bool:

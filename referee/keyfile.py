@@ -1,0 +1,116 @@
+"""The sealing keys follow their file (``--seal-keys-file``), as the tokens file and
+the TLS files do: each step of a key rotation (docs/trust.md) takes effect without a
+restart.
+
+A thread of each worker looks at the file every ``RELOAD_SECONDS``. When it has
+changed, the keys are read and checked as at start-up; good ones replace the keys of
+the worker's referee at once (the next call seals with the new first key and opens
+with every key listed), and the worker logs ``seal_keys_reloaded`` with the key ids
+(never key material) and counts itself under its keys in
+``referee_seal_keys_workers``. A file that cannot be used (unreadable, no key, a key
+of the wrong length, an id twice) is refused, logged once as
+``seal_keys_reload_refused``, and the last good keys keep serving. Keys given in
+``REFEREE_SEAL_KEYS`` are read at start-up only.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from referee.auth import RELOAD_SECONDS, file_stamp
+from referee.logs import get_logger
+from referee.sealing import KeyConfigError, Keyring, parse_keys
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
+    from referee.service import Referee
+
+READ_LIMIT: Final = 1 << 20  # a keys file is a few lines; more is not one
+
+
+def read_keys(path: Path, write_format: int) -> Keyring:
+    """The keys of ``path`` as a keyring (checked as at start-up); KeyConfigError when
+    it cannot be used."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(READ_LIMIT + 1)
+    except (OSError, UnicodeDecodeError) as e:
+        raise KeyConfigError(getattr(e, "strerror", None) or type(e).__name__) from None
+    if len(text) > READ_LIMIT:
+        raise KeyConfigError("larger than 1 MiB: not a keys file")
+    return Keyring(parse_keys(text), write_format=write_format)
+
+
+def describe(ring: Keyring) -> dict[str, Any]:
+    """What a log line and the metric say of a keyring: ids, never material."""
+    return {"sealing": ring.sealing_key_id, "keys": list(ring.key_ids)}
+
+
+class KeyWatch:
+    """Follows one keys file for one worker's referee."""
+
+    def __init__(
+        self,
+        path: Path,
+        referee: Referee,
+        metrics: Metrics | None = None,
+        interval: float = RELOAD_SECONDS,
+    ) -> None:
+        self.path = path
+        self.referee = referee
+        self.metrics = metrics
+        self.interval = interval
+        self._stamp = file_stamp(path)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        ring = referee.keyring
+        assert ring is not None
+        self._write_format = ring.write_format
+        if metrics is not None:
+            metrics.seal_keys(ring.sealing_key_id, ring.key_ids)
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="referee-seal-keys", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.check()
+
+    def check(self) -> bool:
+        """Read the file again if it changed; whether new keys now serve."""
+        with self._lock:
+            stamp = file_stamp(self.path)
+            if stamp == self._stamp:
+                return False
+            self._stamp = stamp
+            current = self.referee.keyring
+            assert current is not None
+            log = get_logger("referee.sealing")  # as configured now (a reload is rare)
+            try:
+                ring = read_keys(self.path, self._write_format)
+            except KeyConfigError as e:
+                log.warning(
+                    "seal_keys_reload_refused",
+                    file=str(self.path),
+                    error=str(e),
+                    serving=describe(current),
+                )
+                return False
+            if ring.key_ids == current.key_ids and all(
+                new.credential_root == old.credential_root
+                for new, old in zip(ring.keys, current.keys, strict=True)
+            ):
+                return False  # rewritten as it was
+            self.referee.keyring = ring.with_policy(current.strict)
+            if self.metrics is not None:
+                self.metrics.seal_keys(ring.sealing_key_id, ring.key_ids)
+            log.info("seal_keys_reloaded", file=str(self.path), **describe(ring))
+            return True
