@@ -764,7 +764,8 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
         "GRPC_WEB_IDLE_TIMEOUT_SECONDS",
         "60",
         _positive_float,
-        "a connection silent this long is closed",
+        "a connection is closed when its next request has not arrived whole (headers"
+        " and body) this long after the last answer or its opening",
     )
     _add_setting(
         web,

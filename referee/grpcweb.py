@@ -16,8 +16,8 @@ status, message and details (``grpc-status-details-bin``: the ``ErrorInfo`` reas
 and its metadata, in the gRPC-Web framing, with CORS headers for the allowed origins.
 Only the unary methods of ``referee.v1.RefereeService`` and ``grpc.health.v1.Health``
 are forwarded; a streaming or unknown method is ``UNIMPLEMENTED``. Requests that are not
-gRPC-Web calls get an HTTP error (415, 405, 411); ``GET /healthz`` answers 200 while
-the gateway runs.
+gRPC-Web calls get an HTTP error (415, 405, 411, 400); ``GET /healthz`` answers 200
+while the gateway runs. A request must arrive whole within the idle timeout.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import io
 import os
 import re
 import socket
@@ -53,13 +54,25 @@ BINARY_TYPES: Final = frozenset({"application/grpc-web", "application/grpc-web+p
 TEXT_TYPES: Final = frozenset({"application/grpc-web-text", "application/grpc-web-text+proto"})
 PREFLIGHT_MAX_AGE: Final = "600"
 # The HTTP errors the gateway answers instead of a call (counted by status).
-REFUSAL_STATUSES: Final = (404, 405, 411, 415, 503)
+REFUSAL_STATUSES: Final = (400, 404, 405, 411, 415, 503)
 HANDSHAKE_SECONDS: Final = 10.0
 TLS_CHECK_SECONDS: Final = 1.0
 
 _TIMEOUT = re.compile(r"([0-9]{1,8})([HMSmun])")
 _UNITS: Final = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 _METADATA_VALUE = re.compile(r"[\x20-\x7e]*")
+_WHITESPACE = re.compile(rb"\s")
+# A grpc-web-text body is base64, possibly in padded pieces one after another (a
+# client that encodes each frame, or the frame's head and its message, apart). One
+# call's body needs a few; each piece costs a step in Python, so more are refused.
+MAX_TEXT_PIECES: Final = 64
+# What a page sees of an UNAVAILABLE the gateway's own channel raised (gRPC's text
+# names the target's address, which a page has no business knowing): the log has it.
+UNAVAILABLE_MESSAGE: Final = "the gateway cannot reach the Referee server; try again"
+# Reconnection to a target that was down is tried at least this often (gRPC's own
+# backoff grows to 120 s, so a gateway would answer UNAVAILABLE for up to two
+# minutes after its server came back).
+MAX_RECONNECT_BACKOFF_MS: Final = 5000
 
 
 def unary_methods() -> frozenset[str]:
@@ -151,8 +164,8 @@ class GatewayMetrics:
         )
         self.refusals = Counter(
             "referee_grpc_web_http_refusals",
-            "Requests answered with an HTTP error instead of a call, by HTTP status (404,"
-            " 405, 411, 415; 503: over --max-connections)",
+            "Requests answered with an HTTP error instead of a call, by HTTP status (400,"
+            " 404, 405, 411, 415; 503: over --max-connections)",
             ("status",),
             registry=reg,
         )
@@ -197,12 +210,21 @@ def parse_timeout(text: str) -> float:
 
 
 def decode_text(body: bytes) -> bytes:
-    """A ``grpc-web-text`` body: base64, possibly several padded pieces one after another."""
-    data = b"".join(body.split())
-    out = []
+    """A ``grpc-web-text`` body: base64, possibly several padded pieces one after another
+    (at most ``MAX_TEXT_PIECES``)."""
+    data = b"".join(body.split()) if _WHITESPACE.search(body) else body
+    out: list[bytes] = []
     start = 0
     try:
+        pad = data.find(b"=")
+        if pad < 0 or pad >= len(data) - 2:  # one piece: what clients send
+            return base64.b64decode(data, validate=True)
         while start < len(data):
+            if len(out) == MAX_TEXT_PIECES:
+                raise CallError(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"the grpc-web-text body is in over {MAX_TEXT_PIECES} base64 pieces",
+                )
             end = data.find(b"=", start)
             if end < 0:
                 end = len(data)
@@ -265,6 +287,35 @@ def _metadata_lines(metadata: Sequence[tuple[str, Any]] | None) -> list[tuple[st
     return lines
 
 
+class _RequestReader(io.RawIOBase):
+    """A connection's reads, each bounded by what is left of the time the request may
+    take to arrive (from the end of the previous answer, or the connection's start, to
+    the end of its body): a client that sends a byte now and then (slowloris) is cut
+    at that deadline, not kept for ever by a timeout that each byte renews."""
+
+    def __init__(self, sock: socket.socket, seconds: float) -> None:
+        super().__init__()
+        self._sock = sock
+        self._seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def restart(self) -> None:
+        self.deadline = time.monotonic() + self._seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self._sock.settimeout(left)
+        try:
+            return self._sock.recv_into(buffer)
+        finally:
+            self._sock.settimeout(self._seconds)  # what an answer's writes may take
+
+
 class _Listener(ThreadingHTTPServer):
     """The HTTP/1.1 server: a thread per connection, at most ``max_connections``."""
 
@@ -317,6 +368,11 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "referee-grpc-web"
     sys_version = ""
 
+    # The errors http.server answers itself (a malformed request line, too many or too
+    # long headers, an unknown method): plain text, as the gateway's own.
+    error_content_type = "text/plain; charset=utf-8"
+    error_message_format = "%(code)d %(message)s\n"
+
     def version_string(self) -> str:
         return self.server_version
 
@@ -336,6 +392,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.request.settimeout(gateway.settings.idle_timeout_seconds)
         gateway.connection_opened(self.request)
         super().setup()
+        self.rfile.close()
+        self._reader = _RequestReader(self.request, gateway.settings.idle_timeout_seconds)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        self._reader.restart()
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """http.server's parsing, then the body's framing: a request whose length is
+        ambiguous (Content-Length headers that disagree) is refused, and one that is not
+        a POST but has a body is answered, then its connection closed (its body unread,
+        it must not be taken for the next request: request smuggling)."""
+        if not super().parse_request():
+            return False
+        lengths = {v.strip() for v in self.headers.get_all("Content-Length") or ()}
+        if len(lengths) > 1:
+            self._http_error(400, "conflicting Content-Length headers", close=True)
+            return False
+        if self.command != "POST" and ("Transfer-Encoding" in self.headers or lengths - {"0"}):
+            self.close_connection = True
+        return True
 
     def finish(self) -> None:
         try:
@@ -441,7 +519,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._http_error(415, "a gRPC-Web call's Content-Type is application/grpc-web+proto")
             return None
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+        if "Transfer-Encoding" in self.headers:  # chunked or any other: not read
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
             return None
         length_text = self.headers.get("Content-Length")
@@ -534,6 +612,7 @@ class Gateway:
             # Each channel its own connection: a server with several workers shares
             # connections among them, not calls (docs/deploy.md).
             ("grpc.use_local_subchannel_pool", 1),
+            ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
             *settings.target_options,
         ]
         self._channels = [
@@ -665,6 +744,11 @@ class Gateway:
             failed: Any = e
             trailers = [("grpc-status", str(failed.code().value[0]))]
             details = failed.details()
+            if failed.code() == grpc.StatusCode.UNAVAILABLE:
+                log.warning(
+                    "grpc_web_target_unavailable", target=self.settings.target, error=details
+                )
+                details = UNAVAILABLE_MESSAGE
             if details:
                 trailers.append(("grpc-message", percent_encode(details)))
             trailers += _metadata_lines(failed.trailing_metadata())

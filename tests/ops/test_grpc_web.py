@@ -419,6 +419,115 @@ def test_http_requests_that_are_not_grpc_web_calls(gateway: Gateway) -> None:
         conn.close()
 
 
+# ------------------------------------------------------------------ hostile clients
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    """Everything the gateway sends until it closes the connection (30 s at most)."""
+    sock.settimeout(30)
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_a_body_whose_length_is_ambiguous_is_refused_and_the_connection_closed(
+    gateway: Gateway,
+) -> None:
+    """Two Content-Length headers that disagree, or a Transfer-Encoding of any kind
+    beside a Content-Length: a proxy in front could read the body otherwise than the
+    gateway does (request smuggling). Refused, the connection closed; the rest of what
+    was sent is not taken for another request."""
+    head = (
+        b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/grpc-web+proto\r\n"
+    )
+    smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    for framing, status in [
+        (b"Content-Length: 5\r\nContent-Length: 40\r\n", b"400"),
+        (b"Content-Length: 5\r\nTransfer-Encoding: gzip\r\n", b"411"),
+        (b"Content-Length: 5\r\nTransfer-Encoding: identity\r\n", b"411"),
+    ]:
+        with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+            conn.sendall(head + framing + b"\r\n" + b"\x00" * 5 + smuggled)
+            answer = _read_all(conn)
+        assert answer.startswith(b"HTTP/1.1 " + status), (framing, answer)
+        assert answer.count(b"HTTP/1.1") == 1 and b"Connection: close" in answer, answer
+
+
+@pytest.mark.parametrize("method", ["GET", "OPTIONS", "DELETE"])
+def test_a_body_on_a_request_that_is_not_a_call_is_not_taken_for_the_next_one(
+    gateway: Gateway, method: str
+) -> None:
+    """http.server reads no body but a POST's: a GET or OPTIONS with a body is answered,
+    then its connection closed, or the body would be served as the next request."""
+    smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+        conn.sendall(
+            method.encode()
+            + b" /healthz HTTP/1.1\r\nHost: x\r\nOrigin: "
+            + ORIGIN.encode()
+            + b"\r\nContent-Length: %d\r\n\r\n" % len(smuggled)
+            + smuggled
+        )
+        answer = _read_all(conn)
+    assert answer.count(b"HTTP/1.1") == 1 and b"Connection: close" in answer, answer
+
+
+@pytest.mark.parametrize("part", ["headers", "body"])
+def test_a_request_sent_a_byte_at_a_time_is_cut_at_the_idle_timeout(
+    server: ServerThread, part: str
+) -> None:
+    """Slowloris: a byte now and then used to renew the idle timeout for ever, so a few
+    hundred such connections held every slot of --max-connections. The whole request
+    (headers and body) must arrive within --idle-timeout-seconds."""
+    gateway = _gateway(server, idle_timeout_seconds=0.5)
+    head = (
+        b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/grpc-web+proto\r\nContent-Length: 400\r\n"
+    )
+    try:
+        with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+            if part == "headers":  # a header line that never ends
+                conn.sendall(head)
+                trickle = b"x-pad: " + b"a" * 393
+            else:  # a body one byte short of its Content-Length
+                conn.sendall(head + b"\r\n")
+                trickle = b"\x00" * 399
+            conn.settimeout(0.05)
+            sent, closed = 0, False
+            for byte in trickle:  # 400 bytes, one every 50 ms at least: 20 s and more
+                try:
+                    conn.sendall(bytes((byte,)))
+                    sent += 1
+                    closed = conn.recv(4096) == b""
+                except TimeoutError:
+                    continue
+                except OSError:  # reset, or broken pipe
+                    closed = True
+                if closed:
+                    break
+            assert closed, f"still open after {sent} bytes"
+            assert sent < 200, sent  # 0.5 s: about 10 bytes, with room for a slow machine
+        assert call(gateway.port, "ListGames", pb.ListGamesRequest()).code == 0
+    finally:
+        gateway.stop()
+
+
+def test_a_text_body_in_very_many_base64_pieces_is_refused_at_once(gateway: Gateway) -> None:
+    """Each base64 piece was decoded by a step in Python: 20 MB of "AA==" (5 million
+    pieces) took 5 s of the gateway's CPU and 470 MB. More than MAX_TEXT_PIECES
+    pieces are refused before any is decoded."""
+    from referee.grpcweb import MAX_TEXT_PIECES, CallError
+
+    assert decode_text(b"AA==" * MAX_TEXT_PIECES) == b"\x00" * MAX_TEXT_PIECES
+    with pytest.raises(CallError, match="pieces"):
+        decode_text(b"AA==" * (MAX_TEXT_PIECES + 1))
+    reply = post(gateway.port, SERVICE + "ListGames", None, body=b"AA==" * 100_000, text=True)
+    assert reply.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert "pieces" in reply.trailers["grpc-message"]
+
+
 def test_a_request_over_the_message_limit_is_resource_exhausted(server: ServerThread) -> None:
     gateway = _gateway(server, max_message_bytes=1024)
     try:
@@ -753,10 +862,35 @@ def test_an_unreachable_target_is_unavailable() -> None:
     )
     gateway.start()
     try:
-        reply = call(gateway.port, "ListGames", pb.ListGamesRequest())
+        reply = call(gateway.port, "ListGames", pb.ListGamesRequest(), headers={"Origin": ORIGIN})
         assert reply.code == grpc.StatusCode.UNAVAILABLE.value[0]
+        # gRPC's own text names the target's address: not for a page, the log has it.
+        assert str(port) not in reply.trailers["grpc-message"], reply.trailers
+        assert "127.0.0.1" not in reply.trailers["grpc-message"], reply.trailers
     finally:
         gateway.stop()
+
+
+def test_a_target_that_comes_back_is_retried_within_seconds(
+    server: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gRPC's reconnection backoff grows to 120 s: after a server's restart a gateway
+    answered UNAVAILABLE for up to two minutes (by hand: 15 s after a 45 s outage).
+    Its channels cap the backoff at MAX_RECONNECT_BACKOFF_MS."""
+    from referee.grpcweb import MAX_RECONNECT_BACKOFF_MS
+
+    seen: list[dict[str, Any]] = []
+    real = grpc.insecure_channel
+
+    def spy(target: str, options: Any = None, **kw: Any) -> grpc.Channel:
+        seen.append(dict(options or ()))
+        return real(target, options=options, **kw)
+
+    monkeypatch.setattr(grpc, "insecure_channel", spy)
+    gateway = _gateway(server, channels=2)
+    gateway.stop()
+    assert len(seen) == 2
+    assert all(o["grpc.max_reconnect_backoff_ms"] == MAX_RECONNECT_BACKOFF_MS for o in seen)
 
 
 # ------------------------------------------------------------------ anything a client sends
