@@ -27,6 +27,8 @@ COMPILE_REQUIRES = [
     "prometheus-client>=0.20,<1",
     "structlog>=24.1,<27",
     "orjson>=3.10,<4",
+    "opentelemetry-sdk>=1.45,<2",  # referee.tracing (the server imports it)
+    "opentelemetry-exporter-otlp-proto-grpc>=1.45,<2",
 ]
 
 
