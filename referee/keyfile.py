@@ -69,8 +69,6 @@ class KeyWatch:
         ring = referee.keyring
         assert ring is not None
         self._write_format = ring.write_format
-        if metrics is not None:
-            metrics.seal_keys(ring.sealing_key_id, ring.key_ids)
 
     def start(self) -> None:
         if self._thread is None:

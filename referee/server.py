@@ -160,10 +160,10 @@ class ServerSettings:
     tracing: str = "off"
 
     def __post_init__(self) -> None:
-        # The command line refuses less (--max-message-bytes); so does an embedded
-        # server: below it, an answer could outgrow the limit after being logged OK.
         if self.tracing not in TRACING_MODES:
             raise ValueError(f"tracing must be one of {', '.join(TRACING_MODES)}")
+        # The command line refuses less (--max-message-bytes); so does an embedded
+        # server: below it, an answer could outgrow the limit after being logged OK.
         if self.max_message_bytes < MIN_MESSAGE_BYTES:
             raise ValueError(
                 f"max_message_bytes must be at least {MIN_MESSAGE_BYTES} (1 MiB): "
@@ -654,6 +654,8 @@ class ServerBase:
             keyring=self.keyring,
             require_sealed=settings.require_sealed,
         )
+        if self.keyring is not None and metrics is not None:
+            metrics.seal_keys(self.keyring.sealing_key_id, self.keyring.key_ids)
         self.key_watch = (
             KeyWatch(settings.seal_keys_file, self.referee, metrics)
             if settings.seal_keys_file is not None and self.keyring is not None

@@ -156,12 +156,16 @@ def test_a_file_that_cannot_be_used_is_refused_and_the_last_good_keys_serve(
     assert "not valid base64" in error or content is None or K2.split(":")[1] not in str(refusals)
 
 
-def test_keys_from_the_variable_are_not_followed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFEREE_SEAL_KEYS", K1)
+def test_keys_from_the_variable_are_not_followed_and_counted_all_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("REFEREE_SEAL_KEYS", f"{K2},{K1}")
     settings = settings_of(["serve", "--host", "127.0.0.1", "--port", "0"])
     assert settings.seal_keys_file is None
-    with InProcess(settings) as server:
+    metrics = Metrics()
+    with InProcess(settings, metrics) as server:
         assert server.server.key_watch is None
+    assert series(metrics) == {("k2", "k2,k1"): 1}
 
 
 def test_a_served_worker_follows_the_file_by_itself(tmp_path: Path) -> None:
