@@ -822,6 +822,14 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
         "log format: json, console, or auto (console on a terminal)",
     )
     _add_connection_options(web, token=False)
+    web.add_argument(
+        "--check-config",
+        action="store_true",
+        help="check the settings (flags and variables, TLS files, the connection to the "
+        "target's settings) and print what the gateway would serve with, then exit: 0 when "
+        "they are good, 2 with the message it would give when not (no port is bound and the "
+        "target is not called)",
+    )
     web.set_defaults(grpc_web_parser=web)
 
 
@@ -855,7 +863,6 @@ def _grpc_web(args: argparse.Namespace) -> int:
     from referee import logs
     from referee.grpcweb import Gateway, GatewaySettings
 
-    logs.configure(args.log_level, args.log_format)
     settings = GatewaySettings(
         target=args.target,
         host=args.host,
@@ -875,6 +882,10 @@ def _grpc_web(args: argparse.Namespace) -> int:
         metrics_host=args.metrics_host,
         metrics_port=args.metrics_port,
     )
+    if args.check_config:
+        print(_describe_gateway(settings, connection_tls=connection.credentials is not None))
+        return 0
+    logs.configure(args.log_level, args.log_format)
     stop = threading.Event()
     gateways: list[Gateway] = []
 
@@ -906,6 +917,39 @@ def _grpc_web(args: argparse.Namespace) -> int:
     stop.wait()
     gateway.stop()
     return 0
+
+
+def _describe_gateway(s: Any, *, connection_tls: bool) -> str:
+    """What ``referee grpc-web --check-config`` prints of good settings: no key, no
+    token, no file's content."""
+
+    def address(host: str, port: int) -> str:
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    if s.allow_origins == ("*",):
+        origins = "any page (*)"
+    elif s.allow_origins:
+        origins = ", ".join(s.allow_origins)
+    else:
+        origins = "none: only pages of the gateway's own origin (no CORS headers)"
+    https = f"HTTPS: certificate {s.tls_cert}, key {s.tls_key}" if s.tls_cert else "HTTP"
+    size = s.max_message_bytes
+    message = f"{size >> 20} MiB" if size % (1 << 20) == 0 else f"{size} bytes"
+    metrics = address(s.metrics_host, s.metrics_port) if s.metrics_port is not None else "off"
+    lines = [
+        "referee grpc-web: the settings are good",
+        f"  listen    {address(s.host, s.port)}, {https}",
+        f"  target    {s.target} over {'TLS' if connection_tls else 'plaintext'}, "
+        f"{s.channels} connections",
+        f"  origins   {origins}",
+        f"  limits    messages {message}, {s.max_connections} connections, calls "
+        f"{s.call_timeout_seconds:g} s, a request whole within {s.idle_timeout_seconds:g} s",
+        f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
+        f"  metrics   {metrics}",
+    ]
+    if s.allow_origins == ("*",):
+        lines.append("  warning   any web page may call the server through this gateway")
+    return "\n".join(lines)
 
 
 def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:

@@ -1075,3 +1075,54 @@ def test_the_command_refuses_settings_that_cannot_work(args: list[str], message:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
     assert message in err and "Traceback" not in err, err
+
+
+def test_check_config_prints_the_settings_and_binds_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``referee grpc-web --check-config``: what the gateway would serve with, from flags
+    and variables, exit 0; a port in use is no error (nothing is bound), TLS files that
+    cannot be used are (exit 2, the message serving would give)."""
+    from ..run_cli import referee
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        monkeypatch.setenv("REFEREE_GRPC_WEB_ALLOW_ORIGINS", "https://play.example.com")
+        code, out, err = referee(
+            capsys,
+            "grpc-web",
+            "--check-config",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--target",
+            "referee:50051",
+            "--max-message-bytes",
+            str(2 * 1024 * 1024),
+            "--metrics-port",
+            "9091",
+        )
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "referee grpc-web: the settings are good",
+        f"  listen    127.0.0.1:{port}, HTTP",
+        "  target    referee:50051 over plaintext, 4 connections",
+        "  origins   https://play.example.com",
+        "  limits    messages 2 MiB, 256 connections, calls 60 s, a request whole within 60 s",
+        "  stopping  drain delay 0 s, then grace 10 s",
+        "  metrics   0.0.0.0:9091",
+    ]
+    monkeypatch.setenv("REFEREE_GRPC_WEB_ALLOW_ORIGINS", "*")
+    code, out, _ = referee(capsys, "grpc-web", "--check-config")
+    assert code == 0
+    assert "  origins   any page (*)" in out
+    assert "  warning   any web page may call the server through this gateway" in out
+    missing = tmp_path / "missing.pem"
+    code, out, err = referee(
+        capsys, "grpc-web", "--check-config", "--tls-cert", str(missing), "--tls-key", str(missing)
+    )
+    assert code == 2 and out == ""
+    assert "--tls-cert, --tls-key" in err and "No such file or directory" in err
