@@ -110,7 +110,7 @@ def run_config(config: str, calls: int, rounds: int) -> list[float]:
 
         from referee.tracing import Tracing
 
-        class Encoded(SpanExporter):  # type: ignore[misc]
+        class Encoded(SpanExporter):
             """What the OTLP exporter does before it sends: the batch as its bytes."""
 
             def export(self, spans: Any) -> Any:
