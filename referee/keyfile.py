@@ -11,6 +11,11 @@ with every key listed), and the worker logs ``seal_keys_reloaded`` with the key 
 of the wrong length, an id twice) is refused, logged once as
 ``seal_keys_reload_refused``, and the last good keys keep serving. Keys given in
 ``REFEREE_SEAL_KEYS`` are read at start-up only.
+
+A worker reads the file again as it starts, not only when it changes later: the keys
+in its settings were read when ``referee serve`` started, and a worker restarted
+after a rotation (one that died, its supervisor forking a new one with the settings
+of the start) must serve the file's keys of now, not those of the start.
 """
 
 from __future__ import annotations
@@ -62,13 +67,16 @@ class KeyWatch:
         self.referee = referee
         self.metrics = metrics
         self.interval = interval
-        self._stamp = file_stamp(path)
+        self._stamp: object = ("not read",)  # no file's stamp: the first check reads it
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         ring = referee.keyring
         assert ring is not None
         self._write_format = ring.write_format
+        # The file as it is now: the keys given were read when the server started (a
+        # worker restarted after a rotation was given those of before it).
+        self.check()
 
     def start(self) -> None:
         if self._thread is None:
@@ -80,7 +88,12 @@ class KeyWatch:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            self.check()
+            try:
+                self.check()
+            except Exception as e:  # the thread must go on looking (a bug, not the file's)
+                get_logger("referee.sealing").error(
+                    "seal_keys_check_failed", file=str(self.path), error=type(e).__name__
+                )
 
     def check(self) -> bool:
         """Read the file again if it changed; whether new keys now serve."""

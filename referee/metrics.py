@@ -146,6 +146,8 @@ class Metrics:
     def seal_keys(self, sealing: str, keys: Iterable[str]) -> None:
         """This worker now serves with these sealing keys (ids only)."""
         labels = (sealing, ",".join(keys))
+        if labels == self._seal_keys:
+            return
         if self._seal_keys is not None:
             self.seal_keys_workers.labels(*self._seal_keys).set(0)
         self.seal_keys_workers.labels(*labels).set(1)

@@ -107,10 +107,13 @@ class Keyring:
             raise KeyConfigError(f"token format {write_format}: one of {READ_FORMATS}")
         parsed: list[Key] = []
         seen: set[str] = set()
-        for key_id, material in keys:
+        for number, (key_id, material) in enumerate(keys, start=1):
             if not _KEY_ID.match(key_id):
+                # Not shown: a key written the wrong way round (base64:id) has its
+                # material where its id should be.
                 raise KeyConfigError(
-                    f"key id {key_id[:40]!r}: 1 to {MAX_KEY_ID} characters of A-Z a-z 0-9 . _ -"
+                    f"key {number}: its id is not 1 to {MAX_KEY_ID} characters of "
+                    "A-Z a-z 0-9 . _ - (each key is written id:base64)"
                 )
             if key_id in seen:
                 raise KeyConfigError(f"key id {key_id!r} appears twice")
@@ -270,11 +273,16 @@ def parse_keys(text: str) -> list[tuple[str, bytes]]:
         if ":" not in entry:
             raise KeyConfigError("each key is written id:base64")
         key_id, encoded = entry.split(":", 1)
+        key_id = key_id.strip()
         try:
             material = base64.b64decode(encoded.strip(), validate=True)
         except (binascii.Error, ValueError):
-            raise KeyConfigError(f"key {key_id.strip()!r} is not valid base64") from None
-        keys.append((key_id.strip(), material))
+            # The id named only when it is one (never what may be key material).
+            which = repr(key_id) if _KEY_ID.match(key_id) else str(len(keys) + 1)
+            raise KeyConfigError(
+                f"key {which} is not valid base64 (each key is written id:base64)"
+            ) from None
+        keys.append((key_id, material))
     return keys
 
 

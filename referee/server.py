@@ -654,13 +654,16 @@ class ServerBase:
             keyring=self.keyring,
             require_sealed=settings.require_sealed,
         )
-        if self.keyring is not None and metrics is not None:
-            metrics.seal_keys(self.keyring.sealing_key_id, self.keyring.key_ids)
+        # Following the keys file reads it now (the keys of the settings were read when
+        # ``referee serve`` started: a worker restarted since takes the file's of now).
         self.key_watch = (
             KeyWatch(settings.seal_keys_file, self.referee, metrics)
             if settings.seal_keys_file is not None and self.keyring is not None
             else None
         )
+        ring = self.referee.keyring
+        if ring is not None and metrics is not None:
+            metrics.seal_keys(ring.sealing_key_id, ring.key_ids)
         self.port = 0
         self.health_port = 0
         # A span a call, sent to an OpenTelemetry collector (--tracing otlp): made here,

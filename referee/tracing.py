@@ -109,12 +109,20 @@ class _Forward(logging.Handler):
 
 
 _FORWARDING = threading.Lock()
+# OpenTelemetry's loggers that warn of what a caller sent: a malformed ``tracestate``
+# (TraceState), one over 8,192 characters or a ``traceparent`` over 512 (the
+# propagator).
+CALLERS_LOGGERS: Final = (
+    "opentelemetry.trace.span",
+    "opentelemetry.trace.propagation.tracecontext",
+)
 
 
 def forward_logs() -> None:
     """Route OpenTelemetry's log records to the server's log (once a process), warnings
-    and above. A caller's malformed ``tracestate`` is dropped in silence (W3C: it is
-    then ignored), not logged: its text is the caller's, one line a call."""
+    and above. A caller's malformed or overlong ``tracestate`` is dropped in silence
+    (W3C: it is then ignored), not logged: its text is the caller's, and a caller could
+    have a warning line written for each of its calls."""
     with _FORWARDING:
         otel = logging.getLogger("opentelemetry")
         if any(isinstance(h, _Forward) for h in otel.handlers):
@@ -122,7 +130,8 @@ def forward_logs() -> None:
         otel.addHandler(_Forward())
         otel.setLevel(logging.WARNING)
         otel.propagate = False
-        logging.getLogger("opentelemetry.trace.span").setLevel(logging.CRITICAL)
+        for name in CALLERS_LOGGERS:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 class Tracing:
@@ -148,15 +157,25 @@ class Tracing:
             attributes[SERVICE_NAME] = "referee"
         if worker is not None:
             attributes["referee.worker"] = worker
-        self.provider = TracerProvider(resource=Resource.create(attributes))
+        # Not shut down at the interpreter's exit (OpenTelemetry's default): a stop shuts
+        # it down within FLUSH_SECONDS (shutdown); a second shutdown at exit would wait
+        # again, for an export to a collector that does not answer (its timeout, 10 s).
+        self.provider = TracerProvider(resource=Resource.create(attributes), shutdown_on_exit=False)
         self.exporter = OTLPSpanExporter() if exporter is None else exporter
         self.provider.add_span_processor(BatchSpanProcessor(self.exporter))
         self._tracer = self.provider.get_tracer("referee", __version__)
         self._propagator = TraceContextTextMapPropagator()
         self._server = SpanKind.SERVER
         self._error = Status(StatusCode.ERROR)
-        self._names: dict[str, str] = {}
+        # The span's name of each method of the service; a call of another (health's
+        # Check, on the same port and through the same interceptor) makes no span.
+        from referee.v1 import referee_pb2
+
+        service = referee_pb2.DESCRIPTOR.services_by_name[SERVICE.rsplit(".", 1)[1]]
+        assert service.full_name == SERVICE
+        self._names = {m.name: f"{SERVICE}/{m.name}" for m in service.methods}
         self._stopped = False
+        self._failed = False  # a span could not be made (logged once)
 
     def record(
         self,
@@ -168,12 +187,35 @@ class Tracing:
         """The span of a call that ended, from its log line's ``fields`` (method,
         status, game, verdict, violations, request id, client, notes) and its duration.
         When the span is recorded, the line's ``trace_id`` and ``span_id`` become the
-        span's, so that the line names the span it belongs to."""
+        span's, so that the line names the span it belongs to.
+
+        Never raises: it runs as the call ends (``referee.calls.Book.end``), where an
+        exception would turn the call's answer into an error. A span that cannot be made
+        is left out, the line as it was, and the first such failure of a worker logged
+        (``referee_tracing_failed``)."""
+        try:
+            self._record(fields, seconds, traceparent, tracestate)
+        except Exception as e:
+            if not self._failed:
+                self._failed = True
+                get_logger("referee.tracing").error(
+                    "referee_tracing_failed",
+                    error=type(e).__name__,
+                    message=str(e)[:MAX_MESSAGE],
+                )
+
+    def _record(
+        self,
+        fields: dict[str, Any],
+        seconds: float,
+        traceparent: str,
+        tracestate: str,
+    ) -> None:
         end = time.time_ns()
         short = fields["method"]
         name = self._names.get(short)
-        if name is None:
-            name = self._names[short] = f"{SERVICE}/{short}"
+        if name is None:  # not a method of the service: health's Check
+            return
         status = fields["status"]
         attributes: dict[str, Any] = {
             "rpc.system": "grpc",

@@ -118,13 +118,45 @@ def test_a_rotation_step_by_step_without_a_restart(tmp_path: Path) -> None:
     assert K1.split(":")[1] not in text and K2.split(":")[1] not in text  # ids only
 
 
+def test_a_worker_started_after_a_rotation_serves_the_files_keys_of_now(
+    tmp_path: Path,
+) -> None:
+    """The settings hold the keys ``referee serve`` read at its start; a worker started
+    later (one restarted by its supervisor after a rotation: forked with those settings)
+    serves the file's keys of now, and counts itself under them, not under the old."""
+    keys = tmp_path / "keys"
+    write(keys, K1 + "\n")
+    settings = settings_of(
+        ["serve", "--host", "127.0.0.1", "--port", "0", "--seal-keys-file", str(keys)]
+    )
+    assert [key_id for key_id, _ in settings.seal_keys] == ["k1"]
+    write(keys, f"{K2}\n")  # a rotation, k1 removed, before the worker (re)starts
+    metrics = Metrics()
+    with (
+        captured_logs() as out,
+        InProcess(settings, metrics) as server,
+        grpc.insecure_channel(server.address) as channel,
+    ):
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        assert key_of(stub.NewGame(NEW_GAME, timeout=TIMEOUT).sealed_state) == "k2"
+        assert series(metrics) == {("k2", "k2"): 1}
+        assert not server.server.key_watch.check()  # read already: nothing new
+        assert "sealing with key 'k2', opening with ['k2']" in server.server._sealing_mode()
+        lines = log_lines(out)
+    reloaded = [line for line in lines if line["event"] == "seal_keys_reloaded"]
+    assert [(line["sealing"], line["keys"]) for line in reloaded] == [("k2", ["k2"])]
+
+
 @pytest.mark.parametrize(
     ("content", "error"),
     [
         ("", "no sealing key given"),
         ("k2:" + base64.b64encode(bytes(16)).decode(), "must be 32 bytes"),
         (f"{K2}\n{K2}\n", "appears twice"),
-        ("k2:not base64!", "not valid base64"),
+        ("k2:not base64!", "key 'k2' is not valid base64"),
+        # Written the wrong way round: the material is never shown as an id.
+        (K2.split(":")[1] + ":k2", "key 1 is not valid base64"),
+        (f"{K1}\n{K2.split(':')[1]}:{K2.split(':')[1]}", "key 2: its id is not"),
         (None, "No such file or directory"),
     ],
 )
@@ -153,7 +185,8 @@ def test_a_file_that_cannot_be_used_is_refused_and_the_last_good_keys_serve(
     assert len(refusals) == 1, refusals
     assert error in refusals[0]["error"]
     assert refusals[0]["serving"] == {"sealing": "k1", "keys": ["k1"]}
-    assert "not valid base64" in error or content is None or K2.split(":")[1] not in str(refusals)
+    assert K2.split(":")[1] not in str(refusals)  # no key material
+    assert K1.split(":")[1] not in str(refusals)
 
 
 def test_keys_from_the_variable_are_not_followed_and_counted_all_the_same(
@@ -166,6 +199,36 @@ def test_keys_from_the_variable_are_not_followed_and_counted_all_the_same(
     with InProcess(settings, metrics) as server:
         assert server.server.key_watch is None
     assert series(metrics) == {("k2", "k2,k1"): 1}
+
+
+def test_the_watch_goes_on_looking_after_a_look_that_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever a look at the file raises, the watch's thread logs it and looks again
+    (its loop run here, in this thread, with no wait between looks)."""
+    from referee import keyfile
+    from referee.sealing import Keyring, parse_keys
+    from referee.service import Referee
+
+    keys = tmp_path / "keys"
+    write(keys, K1 + "\n")
+    referee = Referee([], keyring=Keyring(parse_keys(K1)))
+    watch = keyfile.KeyWatch(keys, referee, interval=0)
+    looks: list[int] = []
+
+    def check() -> bool:
+        looks.append(1)
+        if len(looks) == 1:
+            raise RuntimeError("a bug")
+        watch.stop()
+        return False
+
+    monkeypatch.setattr(watch, "check", check)
+    with captured_logs() as out:
+        watch._run()
+    assert len(looks) == 2
+    failed = [line for line in log_lines(out) if line["event"] == "seal_keys_check_failed"]
+    assert [(f["level"], f["error"]) for f in failed] == [("error", "RuntimeError")]
 
 
 def test_a_served_worker_follows_the_file_by_itself(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ of OTLP's trace service; the server a real ``referee serve``."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent import futures
@@ -17,13 +19,15 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
+from referee.server import ServerSettings
 from referee.tracing import SERVER_ERRORS, Tracing, TracingError, check_environment
 from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
 
 from ..run_cli import referee
-from .helpers import TIMEOUT, Served
+from ..server_thread import subprocess_env
+from .helpers import TIMEOUT, InProcess, Served, captured_logs, log_lines
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 CALLER_SPAN = "00f067aa0ba902b7"
@@ -295,6 +299,29 @@ def test_a_stop_does_not_wait_for_a_collector_that_is_down() -> None:
         exporter.release.set()
 
 
+def test_a_worker_exits_at_once_after_a_stop_that_gave_up_its_last_spans() -> None:
+    """The stop's bound is the process's: once the flush is given up, nothing waits
+    for the collector again as the worker exits (OpenTelemetry's own shutdown at exit
+    would, for its export's timeout)."""
+    program = """
+import threading
+from opentelemetry.sdk.trace.export import SpanExporter
+from referee.tracing import Tracing
+
+class Stuck(SpanExporter):
+    def export(self, spans):
+        threading.Event().wait()  # a collector that never answers
+
+tracing = Tracing(exporter=Stuck())
+tracing.record({"method": "ListGames", "status": "OK", "request_id": "r"}, 0.0, "", "")
+assert not tracing.shutdown(seconds=0.2)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], env=subprocess_env(), timeout=30, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     tracestate=st.text(max_size=600),
@@ -316,6 +343,82 @@ def test_whatever_a_caller_sends_as_its_trace_a_span_is_made_or_not(
 
 
 _TRACING: dict[str, Tracing] = {}
+
+
+def test_a_tracestate_too_long_to_keep_is_dropped_without_a_line() -> None:
+    """OpenTelemetry drops a ``tracestate`` over 8,192 characters with a warning; the
+    caller's doing, on every call it makes: not a line of the server's log."""
+    exporter = InMemorySpanExporter()
+    with captured_logs() as out:
+        tracing = Tracing(exporter=exporter)
+        try:
+            for state in ("a=" + "b" * 250 + ",c=" + "d" * 8000, "Not A Key=1"):
+                line = {"method": "ListGames", "status": "OK", "request_id": "r"}
+                tracing.record(line, 0.0, SAMPLED, state)
+                assert line["trace_id"] == TRACE_ID  # a span all the same, the caller's child
+            assert tracing.shutdown()
+        finally:
+            tracing.shutdown()
+    assert [len(span.context.trace_state) for span in exporter.get_finished_spans()] == [0, 0]
+    assert not log_lines(out), log_lines(out)
+
+
+def test_health_checks_on_the_service_port_make_no_span(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Health's Check is unary and passes the interceptor like the service's calls
+    (with its own log line, at debug): it makes no span, nor one named as the service's."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from referee import server as server_module
+
+    exporter = InMemorySpanExporter()
+    monkeypatch.setattr(
+        server_module, "Tracing", lambda worker=None: Tracing(worker, exporter=exporter)
+    )
+    settings = ServerSettings(host="127.0.0.1", port=0, tracing="otlp")
+    with InProcess(settings) as server, grpc.insecure_channel(server.address) as channel:
+        traced = (("traceparent", SAMPLED),)
+        health = health_pb2_grpc.HealthStub(channel)
+        health.Check(health_pb2.HealthCheckRequest(), metadata=traced, timeout=TIMEOUT)
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub.ListGames(pb.ListGamesRequest(), metadata=traced, timeout=TIMEOUT)
+        health.Check(health_pb2.HealthCheckRequest(), timeout=TIMEOUT)
+        assert server.server.tracing.shutdown()
+    spans = exporter.get_finished_spans()
+    assert [span.name for span in spans] == ["referee.v1.RefereeService/ListGames"]
+
+
+def test_a_span_that_cannot_be_made_leaves_the_call_as_it_was() -> None:
+    """The span is made as the call ends: should OpenTelemetry fail there, the call is
+    answered and logged as without tracing, and the failure logged once a worker."""
+
+    class Broken:
+        def start_span(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("no span today")
+
+    settings = ServerSettings(host="127.0.0.1", port=0, tracing="otlp")
+    with (
+        captured_logs() as out,
+        InProcess(settings) as server,
+        grpc.insecure_channel(server.address) as channel,
+    ):
+        server.server.tracing._tracer = Broken()
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        for _ in range(2):
+            games = stub.ListGames(
+                pb.ListGamesRequest(), metadata=(("traceparent", SAMPLED),), timeout=TIMEOUT
+            )
+            assert games.games
+        lines = log_lines(out)
+    calls = [line for line in lines if line["event"] == "rpc"]
+    assert [(c["status"], c["trace_id"], c["span_id"]) for c in calls] == [
+        ("OK", TRACE_ID, CALLER_SPAN)
+    ] * 2
+    failed = [line for line in lines if line["event"] == "referee_tracing_failed"]
+    assert [(f["level"], f["error"], f["message"]) for f in failed] == [
+        ("error", "RuntimeError", "no span today")
+    ]
 
 
 def test_a_collector_that_is_down_is_told_in_the_servers_own_log_lines() -> None:
