@@ -211,6 +211,18 @@ def _die_with_parent() -> None:
         pass
 
 
+def kill_after_seconds(settings: ServerSettings) -> float:
+    """How long after a stop begins the supervisor kills a worker still running: its
+    drain delay and grace, ``KILL_MARGIN_SECONDS``, and with tracing on the time a
+    worker may take to send its last spans (referee.tracing.FLUSH_SECONDS)."""
+    seconds = settings.drain_delay_seconds + settings.grace_seconds + KILL_MARGIN_SECONDS
+    if settings.tracing != "off":
+        from referee.tracing import FLUSH_SECONDS
+
+        seconds += FLUSH_SECONDS
+    return seconds
+
+
 class Supervisor:
     """Runs N workers (and a metrics process) until SIGTERM/SIGINT."""
 
@@ -536,8 +548,7 @@ class Supervisor:
             return
         self.stopping = True
         s = self.settings
-        deadline = s.drain_delay_seconds + s.grace_seconds + KILL_MARGIN_SECONDS
-        self._kill_at = time.monotonic() + deadline
+        self._kill_at = time.monotonic() + kill_after_seconds(s)
         log.info(
             "supervisor_stopping",
             signal=reason,

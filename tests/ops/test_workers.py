@@ -1115,3 +1115,15 @@ def test_a_supervisor_that_overslept_gives_every_worker_a_fresh_window(
     assert children.signals == []
     sup._kill_hung(now + hang, now + hang)
     assert sorted(children.signals) == [(1001, signal.SIGKILL), (1002, signal.SIGKILL)]
+
+
+def test_a_stop_waits_for_the_last_spans_before_it_kills_a_worker() -> None:
+    """With --tracing otlp a stopping worker sends its last spans (up to
+    referee.tracing.FLUSH_SECONDS) after its grace: the supervisor waits that too."""
+    from referee import workers
+    from referee.tracing import FLUSH_SECONDS
+
+    plain = ServerSettings(drain_delay_seconds=15, grace_seconds=30)
+    assert workers.kill_after_seconds(plain) == 15 + 30 + workers.KILL_MARGIN_SECONDS
+    traced = ServerSettings(drain_delay_seconds=15, grace_seconds=30, tracing="otlp")
+    assert workers.kill_after_seconds(traced) == workers.kill_after_seconds(plain) + FLUSH_SECONDS
