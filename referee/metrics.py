@@ -240,7 +240,7 @@ def labelled(registry: Any) -> tuple[Any, Any, Any, Any, Any]:
         "referee_seal_keys_workers",
         "Worker processes serving with these sealing keys, by the key that seals and"
         " every key that opens, in order (ids only): a rotation step has reached every"
-        " worker when one series is above 0",
+        " worker when no series but the new list's is above 0",
         ("sealing_key", "keys"),
         registry=registry,
         multiprocess_mode="livesum",
