@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, cast
 
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
@@ -98,8 +98,16 @@ class TokenError(ValueError):
 Methods: TypeAlias = "frozenset[str] | None"
 """The methods a token may call (full names), or ``None``: every method."""
 
-TokenSpec: TypeAlias = "tuple[str, str] | tuple[str, str, Iterable[str] | None]"
-"""``(name, token)`` or ``(name, token, methods)``, as :class:`TokenSet` takes them."""
+TokenSpec: TypeAlias = (
+    "tuple[str, str] | tuple[str, str, Iterable[str] | None] "
+    "| tuple[str, str, Iterable[str] | None, int]"
+)
+"""``(name, token)``, ``(name, token, methods)`` or ``(name, token, methods,
+max_in_flight)``, as :class:`TokenSet` takes them."""
+
+MAX_IN_FLIGHT_PREFIX: Final = "max-in-flight="
+# The most calls in flight a token's limit may name (per worker): a limit, not a count.
+MAX_IN_FLIGHT_LIMIT: Final = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +118,14 @@ class Grant:
     name: str
     digest: bytes
     methods: Methods = None
+    # Calls of this token in flight at once on a worker (0: no limit of its own):
+    # ``max-in-flight=N`` after the token (docs/operations.md#tls-and-tokens).
+    max_in_flight: int = 0
 
     def __repr__(self) -> str:
         methods = "every method" if self.methods is None else sorted(self.methods)
-        return f"Grant(name={self.name!r}, methods={methods!r})"
+        limit = f", max_in_flight={self.max_in_flight}" if self.max_in_flight else ""
+        return f"Grant(name={self.name!r}, methods={methods!r}{limit})"
 
 
 def resolve_methods(names: Iterable[str], where: str) -> frozenset[str]:
@@ -151,16 +163,18 @@ def _digest(token: bytes) -> bytes:
 
 def parse_tokens(
     text: str, source: str, *, separator: str = "\n"
-) -> list[tuple[str, str, Methods]]:
-    """``(name, token, methods)`` from a file (lines) or a variable (comma-separated);
-    ``methods`` is ``None`` for a token that may call every method.
+) -> list[tuple[str, str, Methods, int]]:
+    """``(name, token, methods, max_in_flight)`` from a file (lines) or a variable
+    (comma-separated); ``methods`` is ``None`` for a token that may call every method,
+    ``max_in_flight`` 0 for a token with no limit of its own.
 
     An entry is ``TOKEN``, ``NAME TOKEN`` or ``NAME TOKEN METHODS`` (and in a
     variable, where spaces are awkward, ``NAME=TOKEN``, or ``NAME=TOKEN METHODS``),
     ``METHODS`` being names separated by commas (in a file), ``+`` or spaces; blank
-    entries and ``#`` comments are skipped. A token never holds a space, so whatever
+    entries and ``#`` comments are skipped. Among them, ``max-in-flight=N`` limits the
+    token's calls in flight on a worker. A token never holds a space, so whatever
     follows it is its scope: today's entries keep their meaning."""
-    found: list[tuple[str, str, Methods]] = []
+    found: list[tuple[str, str, Methods, int]] = []
     for number, raw in enumerate(text.split(separator), start=1):
         entry = raw.strip()
         if not entry or entry.startswith("#"):
@@ -186,13 +200,30 @@ def parse_tokens(
                 f"(use e.g. `openssl rand -hex 32`)"
             )
         methods: Methods = None
+        limit = 0
         if scope:
             names = [n for n in _SCOPE_SPLIT.split(" ".join(scope)) if n]
-            if not names:
+            limits = [n for n in names if n.startswith(MAX_IN_FLIGHT_PREFIX)]
+            names = [n for n in names if not n.startswith(MAX_IN_FLIGHT_PREFIX)]
+            if len(limits) > 1:
+                raise TokenError(f"{where}: max-in-flight given twice")
+            if limits:
+                limit = _max_in_flight(limits[0][len(MAX_IN_FLIGHT_PREFIX) :], where)
+            if not names and not limits:
                 raise TokenError(f"{where}: no method named after the token")
-            methods = resolve_methods(names, where)
-        found.append((name, token, methods))
+            if names:
+                methods = resolve_methods(names, where)
+        found.append((name, token, methods, limit))
     return found
+
+
+def _max_in_flight(text: str, where: str) -> int:
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_IN_FLIGHT_LIMIT:
+        shown = repr(text) if len(text) < MIN_TOKEN_LENGTH else "a value"
+        raise TokenError(
+            f"{where}: max-in-flight={shown}: a whole number of calls, 1 to {MAX_IN_FLIGHT_LIMIT}"
+        )
+    return int(text)
 
 
 class _Reload:
@@ -232,24 +263,31 @@ class TokenSet:
     __slots__ = ("_entries", "_reload", "exempt")
 
     def __init__(self, tokens: Iterable[TokenSpec], exempt: Sequence[str] = DEFAULT_EXEMPT) -> None:
-        """``tokens``: ``(name, token)`` (every method) or ``(name, token, methods)``,
-        ``methods`` as :func:`resolve_methods` takes them (``None``: every method).
-        The same token twice keeps the first's name; with other methods it is an error."""
+        """``tokens``: ``(name, token)`` (every method), ``(name, token, methods)``,
+        ``methods`` as :func:`resolve_methods` takes them (``None``: every method), or
+        ``(name, token, methods, max_in_flight)`` (0: no limit of its own). The same
+        token twice keeps the first's name; with other methods or another limit it is an
+        error."""
         entries: list[Grant] = []
         seen: dict[bytes, Grant] = {}
         for i, (name, token, *rest) in enumerate(tokens, start=1):
             name = name or f"token-{i}"
-            names = rest[0] if rest else None
+            names = cast("Iterable[str] | None", rest[0] if rest else None)
             methods = None if names is None else resolve_methods(names, f"token {name}")
+            limit = cast(int, rest[1]) if len(rest) > 1 else 0
+            if not 0 <= limit <= MAX_IN_FLIGHT_LIMIT:
+                raise TokenError(f"token {name}: max-in-flight 0 to {MAX_IN_FLIGHT_LIMIT}")
             digest = _digest(token.encode("ascii"))
             if digest in seen:
-                if seen[digest].methods != methods:
+                first = seen[digest]
+                if first.methods != methods or first.max_in_flight != limit:
+                    other = "methods" if first.methods != methods else "max-in-flight"
                     raise TokenError(
-                        f"token {name}: the same token as {seen[digest].name}, with other "
-                        "methods (list a token once)"
+                        f"token {name}: the same token as {first.name}, with other "
+                        f"{other} (list a token once)"
                     )
                 continue
-            seen[digest] = grant = Grant(name, digest, methods)
+            seen[digest] = grant = Grant(name, digest, methods, limit)
             entries.append(grant)
         if not entries:
             raise TokenError("no tokens configured")
@@ -320,10 +358,16 @@ class TokenSet:
         return _limited(self._entries)
 
     def describe(self) -> str:
-        """``N tokens``, and how many are limited to some methods (the start-up line)."""
+        """``N tokens``, how many are limited to some methods, and how many have a
+        max-in-flight of their own (the start-up line, ``--check-config``)."""
         limited = self.limited
         n = len(self)
-        return f"{n} token{'' if n == 1 else 's'}" + (f", {limited} limited" if limited else "")
+        capped = sum(1 for e in self._entries if e.max_in_flight)
+        return (
+            f"{n} token{'' if n == 1 else 's'}"
+            + (f", {limited} limited" if limited else "")
+            + (f", {capped} with max-in-flight" if capped else "")
+        )
 
     def __repr__(self) -> str:
         return f"TokenSet({self.describe()}, exempt={list(self.exempt)!r})"

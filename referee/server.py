@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -218,6 +218,17 @@ class _Method:
     replay: bool = False  # counted also among the Replays in flight
     method: str = ""  # its full name, as a token's scope holds it (referee.auth)
     denied: Any = None  # refuses a call whose token may not call this method
+    # refuses a call whose token has its max-in-flight calls in flight already
+    token_busy: Any = None
+
+
+TOKEN_BUSY: Final = RequestError(
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    "this bearer token has as many calls in flight on this server process as its "
+    "max-in-flight allows (the server's tokens file or REFEREE_AUTH_TOKENS); retry with "
+    "backoff",
+    reason="TOKEN_CALLS_IN_FLIGHT",
+)
 
 
 def method_not_allowed(method: str) -> RequestError:
@@ -286,6 +297,9 @@ class CallBook:
         self.in_flight = 0
         self._max_replays = max_replays
         self.replays_in_flight = 0  # of them, Replays (for their own limit)
+        # Of them, the calls of each token with a max-in-flight of its own, by its
+        # digest (an entry leaves when its count is back to 0).
+        self.token_calls: dict[bytes, int] = {}
 
     def _admit(self, entry: _Method, metadata: Any) -> Any:
         """The handler for a call of a prepared method: its own, or one refusing it.
@@ -293,6 +307,8 @@ class CallBook:
         request is read; threads: gRPC's serving thread, before the call waits for a
         handler thread): the call's latency starts here (``ARRIVED``)."""
         ARRIVED.set(perf_counter())
+        limit = 0
+        key = b""
         if entry.needs_token:
             assert self._auth is not None
             grant = self._auth.grant(metadata)
@@ -302,27 +318,56 @@ class CallBook:
             methods = grant.methods  # None: every method (no lookup)
             if methods is not None and entry.method not in methods:
                 return entry.denied
+            limit = grant.max_in_flight
+            key = grant.digest
         if entry.limited:
             if self._max and self.in_flight >= self._max:
                 return entry.busy
-            if entry.replay:
-                if self._max_replays and self.replays_in_flight >= self._max_replays:
-                    return entry.busy
-                self._enter(True)
+            replay = entry.replay
+            if replay and self._max_replays and self.replays_in_flight >= self._max_replays:
+                return entry.busy
+            if limit:
+                with self._lock:
+                    calls = self.token_calls.get(key, 0)
+                    if calls >= limit:
+                        return entry.token_busy
+                    self.token_calls[key] = calls + 1
+                self._enter(replay, key)
             else:
-                self._enter(False)
+                self._enter(replay, None)
         return entry.handler
 
-    def _enter(self, replay: bool) -> None:
-        """A call is admitted: in flight until it ends (``_track`` arranges ``_leave``,
-        or ``_leave_replay`` for a Replay)."""
+    def _enter(self, replay: bool, token: bytes | None) -> None:
+        """A call is admitted: in flight until it ends (``_track`` arranges the
+        ``_leaver``'s call). ``token``: the digest of its token when that has a
+        max-in-flight of its own (already counted in ``token_calls``)."""
         with self._lock:
             self.in_flight += 1
             if replay:
                 self.replays_in_flight += 1
         if self._metrics is not None:
             self._metrics.in_flight.inc()
-        self._track(replay)
+        self._track(replay, token)
+
+    def _leaver(self, replay: bool, token: bytes | None) -> Callable[..., None]:
+        """What an admitted call runs as it ends: ``_leave``, ``_leave_replay`` for a
+        Replay, and for a token with a max-in-flight, its count taken down too."""
+        leave = self._leave_replay if replay else self._leave
+        if token is None:
+            return leave
+        calls = self.token_calls
+        lock = self._lock
+
+        def leave_token(done: object = None) -> None:
+            with lock:
+                left = calls[token] - 1
+                if left:
+                    calls[token] = left
+                else:
+                    del calls[token]
+            leave(done)
+
+        return leave_token
 
     def _leave(self, _done: object = None) -> None:
         with self._lock:
@@ -337,9 +382,9 @@ class CallBook:
         if self._metrics is not None:
             self._metrics.in_flight.dec()
 
-    def _track(self, replay: bool) -> None:
-        """Have ``_leave`` (a Replay: ``_leave_replay``) called when the admitted call
-        ends, however it ends."""
+    def _track(self, replay: bool, token: bytes | None) -> None:
+        """Have ``self._leaver(replay, token)`` called once when the admitted call ends,
+        however it ends."""
         raise NotImplementedError
 
     def _prepare(self, method: str, handler: MethodHandler | None) -> _Method | None:
@@ -386,6 +431,7 @@ class CallBook:
             replay=short == "Replay" and not is_grpc,
             method=method,
             denied=wrap(self._deny(method_not_allowed(method)), None),
+            token_busy=wrap(self._deny(TOKEN_BUSY), None),
         )
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
@@ -479,10 +525,10 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
             return await continuation(handler_call_details)
         return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
 
-    def _track(self, replay: bool) -> None:
+    def _track(self, replay: bool, token: bytes | None) -> None:
         task = asyncio.current_task()
         if task is not None:  # the RPC's task: done however the call ends
-            task.add_done_callback(self._leave_replay if replay else self._leave)
+            task.add_done_callback(self._leaver(replay, token))
 
     def _wrap(self, short: str, inner: Handler, quiet: bool) -> Handler:
         book = self._book

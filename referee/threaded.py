@@ -72,6 +72,9 @@ _HANDLED: ContextVar[bool] = ContextVar("referee_handled", default=False)
 # Set in the same context when the admitted call is a Replay (counted among the Replays
 # in flight too: it leaves through ``_leave_replay``).
 _REPLAY: ContextVar[bool] = ContextVar("referee_replay", default=False)
+# Set in the same context when the admitted call's token has a max-in-flight of its
+# own: the token's digest, whose count the call takes down as it leaves.
+_TOKEN: ContextVar[bytes | None] = ContextVar("referee_token", default=None)
 
 
 class _CallPool(futures.ThreadPoolExecutor):
@@ -85,20 +88,16 @@ class _CallPool(futures.ThreadPoolExecutor):
     admitted is that call's."""
 
     def __init__(
-        self,
-        threads: int,
-        leave: Callable[[object], None],
-        leave_replay: Callable[[object], None],
+        self, threads: int, leaver: Callable[[bool, bytes | None], Callable[..., None]]
     ) -> None:
         super().__init__(max_workers=threads, thread_name_prefix="referee-call")
-        self._leave = leave
-        self._leave_replay = leave_replay
+        self._leaver = leaver
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
         future = super().submit(fn, *args, **kwargs)
         context = getattr(fn, "__self__", None)
         if isinstance(context, Context) and context.get(_ADMITTED, False):
-            leave = self._leave_replay if context.get(_REPLAY, False) else self._leave
+            leave = self._leaver(context.get(_REPLAY, False), context.get(_TOKEN, None))
 
             def ended(done: object) -> None:
                 if not context.get(_HANDLED, False):  # else gRPC's callback leaves
@@ -122,7 +121,7 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         tracing: Tracing | None = None,
     ) -> None:
         super().__init__(metrics, auth, max_concurrent, max_response_bytes, max_replays, tracing)
-        self.pool = _CallPool(threads, self._leave, self._leave_replay)
+        self.pool = _CallPool(threads, self._leaver)
 
     def intercept_service(
         self,
@@ -139,10 +138,12 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             return continuation(handler_call_details)
         return self._admit(entry, handler_call_details.invocation_metadata)  # type: ignore[no-any-return]
 
-    def _track(self, replay: bool) -> None:
+    def _track(self, replay: bool, token: bytes | None) -> None:
         _ADMITTED.set(True)  # in the call's context: its pool task or gRPC calls _leave
         if replay:
             _REPLAY.set(True)
+        if token is not None:
+            _TOKEN.set(token)
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
         return threaded_handler(
@@ -158,7 +159,7 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         if not _ADMITTED.get():
             return
         _HANDLED.set(True)
-        leave = self._leave_replay if _REPLAY.get() else self._leave
+        leave = self._leaver(_REPLAY.get(), _TOKEN.get())
         if not context.add_callback(leave):  # the call has ended already
             leave()
 

@@ -310,3 +310,88 @@ def test_every_answer_but_a_replays_fits_well_within_the_smallest_message_limit(
     assert set(largest) == {"ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState"}
     assert largest["ApplyAction"] > 50_000, largest  # the sessions did reach large answers
     assert max(largest.values()) < MIN_MESSAGE_BYTES // 4, largest  # measured: 180 KB
+
+
+@pytest.mark.parametrize("engine", ["asyncio", "threads"])
+def test_a_tokens_own_max_in_flight(engine: str) -> None:
+    """``max-in-flight=N`` after a token: with N of its calls in flight on the worker
+    (held: their requests not sent yet), its next call is refused RESOURCE_EXHAUSTED
+    (reason TOKEN_CALLS_IN_FLIGHT, noted on the log line) while another token's calls
+    are served; its calls that end in any way (answered, refused later, cancelled by
+    their client) leave the count, and then it is served again."""
+    from grpc_status import rpc_status
+
+    from referee.auth import TokenSet, parse_tokens
+
+    platform, players = "platform-token-0123456789abcdef", "players-token-0123456789abcdef"
+    text = f"platform {platform}\nplayers {players} @read max-in-flight=2\n"
+    auth = TokenSet(parse_tokens(text, "tokens.txt"), ())
+    settings = ServerSettings(host="127.0.0.1", port=0, auth=auth)
+    as_players = (("authorization", f"Bearer {players}"),)
+    as_platform = (("authorization", f"Bearer {platform}"),)
+    with (
+        captured_logs() as out,
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+        HeldCalls(ch) as held,
+    ):
+        interceptor = server.server.interceptor
+        futures = [held.start(metadata=as_players) for _ in range(2)]
+        wait_until(lambda: sum(interceptor.token_calls.values()) == 2, "two calls in flight")
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ListGames(pb.ListGamesRequest(), metadata=as_players, timeout=10)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        status = rpc_status.from_call(e.value)
+        assert status is not None
+        from google.rpc import error_details_pb2
+
+        info = error_details_pb2.ErrorInfo()
+        assert status.details[0].Unpack(info)
+        assert info.reason == "TOKEN_CALLS_IN_FLIGHT"
+        for _ in range(3):  # the platform's calls: no limit of their own
+            assert stub(ch).ListGames(pb.ListGamesRequest(), metadata=as_platform, timeout=10)
+        futures.append(held.start(metadata=as_platform))  # held, not counted for players
+        wait_until(lambda: interceptor.in_flight == 3, "three calls in flight")
+        assert sum(interceptor.token_calls.values()) == 2
+        futures[0].cancel()  # a client that leaves
+        wait_until(lambda: sum(interceptor.token_calls.values()) == 1, "the cancelled call")
+        assert stub(ch).ListGames(pb.ListGamesRequest(), metadata=as_players, timeout=10)
+        held.release()
+        assert futures[1].result(TIMEOUT).games and futures[2].result(TIMEOUT).games
+        wait_until(lambda: interceptor.in_flight == 0, "every call to end")
+        assert interceptor.token_calls == {}
+        with pytest.raises(grpc.RpcError) as e:  # refused by its scope: never counted
+            stub(ch).NewGame(pb.NewGameRequest(), metadata=as_players, timeout=10)
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert interceptor.token_calls == {}
+        assert stub(ch).ListGames(pb.ListGamesRequest(), metadata=as_players, timeout=10)
+    refused = [
+        line
+        for line in log_lines(out)
+        if line.get("method") == "ListGames" and line.get("status") == "RESOURCE_EXHAUSTED"
+    ]
+    assert [(line["client"], line["auth_refusal"]) for line in refused] == [
+        ("players", "TOKEN_CALLS_IN_FLIGHT")
+    ]
+
+
+def test_max_in_flight_in_the_tokens_file_and_the_variable() -> None:
+    from referee.auth import TokenError, TokenSet, parse_tokens
+
+    token = "players-token-0123456789abcdef"
+    (entry,) = parse_tokens(f"players {token} max-in-flight=8", "f")
+    assert entry[2:] == (None, 8)  # every method, at most 8 calls in flight
+    (entry,) = parse_tokens(f"players={token} @read+max-in-flight=3", "v", separator=",")
+    assert entry[3] == 3 and entry[2] is not None
+    for bad in ("max-in-flight=0", "max-in-flight=-1", "max-in-flight=x", "max-in-flight="):
+        with pytest.raises(TokenError, match="max-in-flight"):
+            parse_tokens(f"players {token} @read {bad}", "tokens.txt")
+    with pytest.raises(TokenError, match="given twice"):
+        parse_tokens(f"players {token} max-in-flight=1 max-in-flight=2", "f")
+    with pytest.raises(TokenError, match="other max-in-flight"):
+        TokenSet(parse_tokens(f"a {token} max-in-flight=1\nb {token} max-in-flight=2", "f"))
+    tokens = TokenSet(parse_tokens(f"players {token} @read max-in-flight=4", "f"))
+    assert token not in repr(tokens)
+    grant = tokens.grant((("authorization", f"Bearer {token}"),))
+    assert grant is not None and grant.max_in_flight == 4
+    assert tokens.describe() == "1 token, 1 limited, 1 with max-in-flight"

@@ -206,12 +206,12 @@ def test_exemptions_are_configurable() -> None:
 
 def test_token_sources_are_validated(tmp_path: Path) -> None:
     assert parse_tokens(f"# comment\n\n{TOKEN}\nci {OTHER}\n", "f") == [
-        ("", TOKEN, None),
-        ("ci", OTHER, None),
+        ("", TOKEN, None, 0),
+        ("ci", OTHER, None, 0),
     ]
     assert parse_tokens(f"a={TOKEN}, {OTHER}", "v", separator=",") == [
-        ("a", TOKEN, None),
-        ("", OTHER, None),
+        ("a", TOKEN, None, 0),
+        ("", OTHER, None, 0),
     ]
     for bad in ("short", f"a b {TOKEN}", f"bad name! {TOKEN}", "tök" * 10):
         with pytest.raises(TokenError) as e:
@@ -234,7 +234,7 @@ def test_token_lengths_and_where_a_bad_entry_is() -> None:
     """Tokens of 16 to 4096 characters; an error names the file's line or the
     variable's entry, counted from 1 (blank lines and comments count)."""
     for length in (16, 4096):
-        assert parse_tokens("t" * length, "f") == [("", "t" * length, None)]
+        assert parse_tokens("t" * length, "f") == [("", "t" * length, None, 0)]
     for length in (15, 4097):
         with pytest.raises(TokenError, match="16 to 4096 characters"):
             parse_tokens("t" * length, "f")
@@ -306,16 +306,17 @@ def test_a_token_may_be_limited_to_some_methods_in_the_file() -> None:
         "0123456789abcdef0123\n"
     )
     assert parse_tokens(text, "f") == [
-        ("platform", TOKEN, None),
-        ("players", OTHER, READ),
-        ("bot", THIRD, READ - {SERVICE + "ListGames"}),
+        ("platform", TOKEN, None, 0),
+        ("players", OTHER, READ, 0),
+        ("bot", THIRD, READ - {SERVICE + "ListGames"}, 0),
         (
             "audit",
             FOURTH,
             frozenset({SERVICE + "Replay", SERVICE + "ListGames", SERVICE + "ViewState"}),
+            0,
         ),
-        ("ops", "ops-token-0123456789abcdef", EVERY | HEALTH),
-        ("", "0123456789abcdef0123", None),
+        ("ops", "ops-token-0123456789abcdef", EVERY | HEALTH, 0),
+        ("", "0123456789abcdef0123", None, 0),
     ]
 
 
@@ -328,10 +329,10 @@ def test_a_token_may_be_limited_to_some_methods_in_the_variable() -> None:
         f" {FOURTH}"
     )
     assert parse_tokens(variable, "REFEREE_AUTH_TOKENS", separator=",") == [
-        ("platform", TOKEN, None),
-        ("players", OTHER, READ | {SERVICE + "NewGame"}),
-        ("bot", THIRD, READ - {SERVICE + "ListGames"}),
-        ("", FOURTH, None),
+        ("platform", TOKEN, None, 0),
+        ("players", OTHER, READ | {SERVICE + "NewGame"}, 0),
+        ("bot", THIRD, READ - {SERVICE + "ListGames"}, 0),
+        ("", FOURTH, None, 0),
     ]
     tokens = TokenSet.load(None, variable)
     assert tokens is not None and tokens.limited == 2
