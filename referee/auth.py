@@ -243,7 +243,7 @@ class _Reload:
         self.lock = threading.Lock()
 
 
-def _stamp(file: Path) -> object:
+def file_stamp(file: Path) -> object:
     """What changes when a file is rewritten or replaced (a Secret volume swaps a
     symlink; an editor renames a new file over the old)."""
     try:
@@ -251,9 +251,6 @@ def _stamp(file: Path) -> object:
     except OSError as e:
         return ("unreadable", e.errno)
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-
-
-file_stamp = _stamp  # also for the sealing keys' file (referee.keyfile)
 
 
 class TokenSet:
@@ -308,7 +305,7 @@ class TokenSet:
         """The tokens of a file and/or a variable; ``None`` when neither has any. The
         file is read again when it changes, looked at every ``reload_seconds`` at most
         (``None``: never)."""
-        stamp = _stamp(file) if file is not None else None
+        stamp = file_stamp(file) if file is not None else None
         pairs = _pairs(file, variable, variable_name)
         if not pairs:
             return None
@@ -324,7 +321,7 @@ class TokenSet:
             return
         try:
             reload.due = time.monotonic() + reload.interval
-            stamp = _stamp(reload.file)
+            stamp = file_stamp(reload.file)
             if stamp == reload.stamp:
                 return
             reload.stamp = stamp

@@ -922,9 +922,7 @@ def _grpc_web(args: argparse.Namespace) -> int:
 def _describe_gateway(s: Any, *, connection_tls: bool) -> str:
     """What ``referee grpc-web --check-config`` prints of good settings: no key, no
     token, no file's content."""
-
-    def address(host: str, port: int) -> str:
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    from referee.server import _address as address
 
     if s.allow_origins == ("*",):
         origins = "any page (*)"
@@ -933,8 +931,7 @@ def _describe_gateway(s: Any, *, connection_tls: bool) -> str:
     else:
         origins = "none: only pages of the gateway's own origin (no CORS headers)"
     https = f"HTTPS: certificate {s.tls_cert}, key {s.tls_key}" if s.tls_cert else "HTTP"
-    size = s.max_message_bytes
-    message = f"{size >> 20} MiB" if size % (1 << 20) == 0 else f"{size} bytes"
+    message = _size(s.max_message_bytes)
     metrics = address(s.metrics_host, s.metrics_port) if s.metrics_port is not None else "off"
     lines = [
         "referee grpc-web: the settings are good",
@@ -956,29 +953,32 @@ def _seal_keys(args: argparse.Namespace) -> tuple[tuple[str, bytes], ...]:
     """The sealing keys of the settings; exits 2 with a clear message when unusable."""
     from referee.sealing import KeyConfigError, Keyring, parse_keys
 
-    text = ""
     source = ""
     if args.seal_keys_file and os.environ.get(ENV_PREFIX + "SEAL_KEYS"):
         # Not merged, unlike tokens: the order of the keys decides which one seals.
         named = _named(args, "--seal-keys-file", "SEAL_KEYS_FILE")
         _die(f"sealing keys come from {named} or {ENV_PREFIX}SEAL_KEYS, not both")
+    keys: list[tuple[str, bytes]] = []
     if args.seal_keys_file:
+        from referee.keyfile import read_key_file
+
         source = f"{_named(args, '--seal-keys-file', 'SEAL_KEYS_FILE')} {args.seal_keys_file}"
         try:
-            with open(args.seal_keys_file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            _die(f"{source}: {e.strerror}")
+            keys = read_key_file(Path(args.seal_keys_file))
+        except KeyConfigError as e:
+            _die(f"{source}: {e}")
     elif os.environ.get(ENV_PREFIX + "SEAL_KEYS"):
         source = f"environment {ENV_PREFIX}SEAL_KEYS"
-        text = os.environ[ENV_PREFIX + "SEAL_KEYS"]
+        try:
+            keys = parse_keys(os.environ[ENV_PREFIX + "SEAL_KEYS"])
+        except KeyConfigError as e:
+            _die(f"{source}: {e}")
     if not source:
         if args.require_sealed:
             required = _named(args, "--require-sealed", "REQUIRE_SEALED")
             _die(f"{required} needs sealing keys (--seal-keys-file or REFEREE_SEAL_KEYS)")
         return ()
     try:
-        keys = parse_keys(text)
         Keyring(keys)
     except KeyConfigError as e:
         _die(f"{source}: {e}")
@@ -1070,14 +1070,17 @@ def _check_ports(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
+def _size(size: int) -> str:
+    """A message size limit as ``--check-config`` prints it."""
+    return f"{size >> 20} MiB" if size % (1 << 20) == 0 else f"{size} bytes"
+
+
 def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     """What ``referee serve --check-config`` prints of good settings: no key material,
     no token, no file's content."""
     from referee.sealing import Keyring
+    from referee.server import _address as address
     from referee.tracing import endpoint as tracing_endpoint
-
-    def address(host: str, port: int) -> str:
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
     if s.tls is None:
         tls = "off"
@@ -1104,8 +1107,7 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     if s.workers > 1 or auto_workers:
         hang = s.worker_hang_seconds
         workers += ", a hung worker replaced after " + (f"{hang:g} s" if hang else "never")
-    size = s.max_message_bytes
-    message = f"{size >> 20} MiB" if size % (1 << 20) == 0 else f"{size} bytes"
+    message = _size(s.max_message_bytes)
     lines = [
         "referee serve: the settings are good",
         f"  service   {address(s.host, s.port)}, TLS {tls}",

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 READ_LIMIT: Final = 1 << 20  # a keys file is a few lines; more is not one
 
 
-def read_keys(path: Path, write_format: int) -> Keyring:
-    """The keys of ``path`` as a keyring (checked as at start-up); KeyConfigError when
-    it cannot be used."""
+def read_key_file(path: Path) -> list[tuple[str, bytes]]:
+    """The ``(id, key)`` entries of a keys file (``referee serve`` at start-up, and each
+    worker as the file changes); KeyConfigError when it cannot be read or parsed."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read(READ_LIMIT + 1)
@@ -45,7 +45,13 @@ def read_keys(path: Path, write_format: int) -> Keyring:
         raise KeyConfigError(getattr(e, "strerror", None) or type(e).__name__) from None
     if len(text) > READ_LIMIT:
         raise KeyConfigError("larger than 1 MiB: not a keys file")
-    return Keyring(parse_keys(text), write_format=write_format)
+    return parse_keys(text)
+
+
+def read_keys(path: Path, write_format: int) -> Keyring:
+    """The keys of ``path`` as a keyring (checked as at start-up); KeyConfigError when
+    it cannot be used."""
+    return Keyring(read_key_file(path), write_format=write_format)
 
 
 def describe(ring: Keyring) -> dict[str, Any]:

@@ -689,7 +689,9 @@ class ServerBase:
     ) -> None:
         self.settings = settings
         self.worker = worker
-        self.keyring = (
+        # The keys serving are the referee's (``self.referee.keyring``): a followed keys
+        # file replaces them.
+        keyring = (
             Keyring(settings.seal_keys, write_format=settings.seal_format)
             if settings.seal_keys
             else None
@@ -697,14 +699,14 @@ class ServerBase:
         self.referee = Referee(
             all_codecs(),
             Limits(max_replay_actions=settings.max_replay_actions),
-            keyring=self.keyring,
+            keyring=keyring,
             require_sealed=settings.require_sealed,
         )
         # Following the keys file reads it now (the keys of the settings were read when
         # ``referee serve`` started: a worker restarted since takes the file's of now).
         self.key_watch = (
             KeyWatch(settings.seal_keys_file, self.referee, metrics)
-            if settings.seal_keys_file is not None and self.keyring is not None
+            if settings.seal_keys_file is not None and keyring is not None
             else None
         )
         ring = self.referee.keyring
