@@ -380,6 +380,7 @@ class _Handler(BaseHTTPRequestHandler):
     # request), with no Nagle delay: two small writes would wait for the client's
     # delayed ACK, about 40 ms a call.
     wbufsize = 64 * 1024
+    _continue = False  # the request asked for 100 Continue (handle_expect_100)
 
     def setup(self) -> None:
         gateway = self.server.gateway
@@ -398,7 +399,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         self._reader.restart()
+        self._continue = False
         super().handle_one_request()
+
+    def handle_expect_100(self) -> bool:
+        """``Expect: 100-continue``: the client waits for ``100 Continue`` before its
+        body. Sent only once the call is checked and its body about to be read
+        (``_post``): a call refused on its headers is answered at once, body unsent."""
+        self._continue = True
+        return True
 
     def parse_request(self) -> bool:
         """http.server's parsing, then the body's framing: a request whose length is
@@ -517,7 +526,11 @@ class _Handler(BaseHTTPRequestHandler):
         elif content_type in TEXT_TYPES:
             text = True
         else:
-            self._http_error(415, "a gRPC-Web call's Content-Type is application/grpc-web+proto")
+            # Its body unread: closed after the answer, or the body would be served as
+            # the next request (request smuggling behind a proxy that reuses connections).
+            self._http_error(
+                415, "a gRPC-Web call's Content-Type is application/grpc-web+proto", close=True
+            )
             return None
         if "Transfer-Encoding" in self.headers:  # chunked or any other: not read
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
@@ -539,6 +552,10 @@ class _Handler(BaseHTTPRequestHandler):
                     f"{gateway.settings.max_message_bytes} bytes a message",
                 ),
             )
+        if self._continue:
+            self.send_response_only(100)
+            self.end_headers()
+            self.wfile.flush()  # buffered (wbufsize) until the answer otherwise
         body = self.rfile.read(length)
         if len(body) != length:
             self.close_connection = True

@@ -689,6 +689,59 @@ def test_cors_for_any_origin(server: ServerThread) -> None:
 # ------------------------------------------------------------------ connections, HTTPS, stop
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        b"Content-Type: text/plain\r\n",  # 415
+        b"Content-Type: application/grpc-web+proto\r\nContent-Length: 99999999999\r\n",
+    ],
+    ids=["not a gRPC-Web call", "over the message limit"],
+)
+def test_the_body_of_a_refused_call_is_not_taken_for_the_next_request(
+    gateway: Gateway, headers: bytes
+) -> None:
+    """A POST refused before its body is read (its Content-Type, its length): the body
+    must not be served as the next request on the connection, where a proxy in front
+    sees one request (request smuggling). The connection closes after the answer."""
+    smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    length = b"" if b"Content-Length" in headers else b"Content-Length: %d\r\n" % len(smuggled)
+    with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+        conn.sendall(
+            b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+            + headers + length + b"\r\n" + smuggled
+        )  # fmt: skip
+        answer = _read_all(conn)
+    assert answer.count(b"HTTP/1.1") == 1 and b"Connection: close" in answer, answer
+
+
+@pytest.mark.parametrize("over", [False, True], ids=["within the limit", "over it"])
+def test_expect_100_continue_is_answered_after_the_request_is_checked(
+    gateway: Gateway, over: bool
+) -> None:
+    """A client that sends ``Expect: 100-continue`` waits for ``100 Continue`` before
+    its body: it gets one only for a call the gateway will read, and for one it refuses
+    (over the message limit here) the answer at once, without sending the body."""
+    length = 99999999999 if over else 5
+    with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+        conn.sendall(
+            b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/grpc-web+proto\r\nExpect: 100-continue\r\n"
+            b"Content-Length: %d\r\n\r\n" % length
+        )  # fmt: skip
+        conn.settimeout(30)
+        first = conn.recv(65536)
+        if over:
+            assert first.startswith(b"HTTP/1.1 200"), first  # trailers-only: the status
+            assert b"grpc-status: 8" in first + _read_all(conn), first  # RESOURCE_EXHAUSTED
+            return
+        assert first == b"HTTP/1.1 100 Continue\r\n\r\n", first
+        conn.sendall(b"\x00" * 5)
+        data = b""
+        while b"grpc-status:" not in data:
+            data += conn.recv(65536)
+        assert b"HTTP/1.1 200" in data and b"grpc-status:0" in data.replace(b" ", b""), data
+
+
 def _raw_call(sock: socket.socket) -> bytes:
     body = b"\x00\x00\x00\x00\x00"
     sock.sendall(
