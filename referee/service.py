@@ -102,6 +102,7 @@ class Opened:
     msg: referee_pb2.GameState
     data: bytes
     sealed: bytes
+    ring: Keyring | None
 
     def __init__(
         self,
@@ -110,12 +111,16 @@ class Opened:
         msg: referee_pb2.GameState,
         data: bytes,
         sealed: bytes = b"",
+        ring: Keyring | None = None,
     ) -> None:
         self.codec = codec
         self.state = state
         self.msg = msg
         self.data = data
         self.sealed = sealed
+        # The keys this call uses from start to end (opening, credentials, sealing): a
+        # keys file reloaded meanwhile serves from the next call (referee/keyfile.py).
+        self.ring = ring
 
     @property
     def hash(self) -> bytes:
@@ -225,10 +230,11 @@ class Referee:
 
     def open_state(self, msg: referee_pb2.GameState, sealed: bytes, path: str = "state") -> Opened:
         """Decode and check a state from a request: plain (``msg``) or a sealed token."""
+        ring = self.keyring
         if sealed:
             if msg.ByteSize():
                 raise invalid(path, "send either state or sealed_state, not both")
-            msg = self._unseal(sealed)
+            msg = self._unseal(sealed, ring)
             path = "sealed_state"
         elif self.require_sealed:
             raise RequestError(
@@ -270,17 +276,18 @@ class Referee:
             state = codec.decode_state(msg, effective_seed(seed, entropy), path, data)
         except InvalidInput as e:
             raise RequestError.from_invalid(e) from None
-        return Opened(codec, state, msg, data, sealed)
+        return Opened(codec, state, msg, data, sealed, ring)
 
-    def _unseal(self, token: bytes) -> referee_pb2.GameState:
-        if self.keyring is None:
+    @staticmethod
+    def _unseal(token: bytes, ring: Keyring | None) -> referee_pb2.GameState:
+        if ring is None:
             raise RequestError(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "this server does not seal states (plain mode): send the plain state",
                 reason="STATE_SEALING_DISABLED",
             )
         try:
-            plaintext = self.keyring.open(token)
+            plaintext = ring.open(token)
             return referee_pb2.GameState.FromString(plaintext)
         except SealError as e:
             _note_seal_refusal(e.reason)
@@ -316,13 +323,14 @@ class Referee:
         codec.encode_state(state, out)
         return out.SerializeToString(deterministic=True)
 
-    def _deliver(self, codec: GameCodec, data: bytes, response: Any) -> bytes:
+    @staticmethod
+    def _deliver(codec: GameCodec, data: bytes, response: Any, ring: Keyring | None) -> bytes:
         """Put a freshly encoded state (``response.state``, serialized as ``data``) in a
         NewGame/ApplyAction response: as a sealed token instead when the server seals,
         padded to a length that public information alone decides. Returns the state
         hash."""
-        if self.keyring is not None:
-            response.sealed_state = self.keyring.seal(data, sealed_length(codec, response.state))
+        if ring is not None:
+            response.sealed_state = ring.seal(data, sealed_length(codec, response.state))
             response.ClearField("state")
         return state_hash_of(data)
 
@@ -355,9 +363,9 @@ class Referee:
 
     def _authorize(self, opened: Opened, seat: int, given: bytes, path: str) -> None:
         """With --require-sealed, a seat's hidden information and actions need its credential."""
-        if not self.require_sealed or self.keyring is None:
+        if not self.require_sealed or opened.ring is None:
             return
-        if not check_credential(self.keyring, commitment(opened.msg.seed), seat, given):
+        if not check_credential(opened.ring, commitment(opened.msg.seed), seat, given):
             who = "the table" if seat == TABLE_SEAT else f"seat {seat}"
             returned = "table_credential" if seat == TABLE_SEAT else f"seat_credentials[{seat}]"
             if given:
@@ -407,6 +415,7 @@ class Referee:
         return self._games
 
     def new_game(self, request: referee_pb2.NewGameRequest) -> referee_pb2.NewGameResponse:
+        ring = self.keyring  # one call, one set of keys (see Opened.ring)
         codec = self._codec_for_config(request.config, "config")
         _note(codec.game_id)
         try:
@@ -424,9 +433,9 @@ class Referee:
                 "the caller would let the caller know the deal (send seat_entropy instead)",
                 reason="CLIENT_SEED_REFUSED",
             )
-        if not request.seed and self.keyring is not None and entropy:
+        if not request.seed and ring is not None and entropy:
             # Derived, not drawn: the same entropy gives the same deal (docs/trust.md).
-            seed = self.keyring.game_seed(entropy)
+            seed = ring.game_seed(entropy)
         else:
             seed = self._seed(request.seed, required=False)
         viewers = self._viewers(request.views, seats, "views")
@@ -435,7 +444,7 @@ class Referee:
         data = self._encode_next(
             codec, state, response.state, seed=seed, entropy=entropy, version=0, parent=b""
         )
-        response.state_hash = self._deliver(codec, data, response)
+        response.state_hash = self._deliver(codec, data, response, ring)
         codec.encode_events(rules.redact_events(state, events, PUBLIC_VIEWER), response.events)
         for viewer in viewers:
             self._view(
@@ -443,13 +452,11 @@ class Referee:
             )
         encode_scoreboard(rules.scoreboard(state), response.scoreboard)
         response.seed_commitment = commitment(seed)
-        if self.keyring is not None:
+        if ring is not None:
             response.seat_credentials.extend(
-                credential(self.keyring, response.seed_commitment, s) for s in range(seats)
+                credential(ring, response.seed_commitment, s) for s in range(seats)
             )
-            response.table_credential = credential(
-                self.keyring, response.seed_commitment, TABLE_SEAT
-            )
+            response.table_credential = credential(ring, response.seed_commitment, TABLE_SEAT)
         return response
 
     def apply_action(
@@ -499,7 +506,7 @@ class Referee:
             out.parent_hash = opened.hash
             codec.encode_successor(opened.state, outcome.state, out)
             data = out.SerializeToString(deterministic=True)
-            response.state_hash = self._deliver(codec, data, response)
+            response.state_hash = self._deliver(codec, data, response, opened.ring)
         events = outcome.events
         if events:
             codec.encode_events(

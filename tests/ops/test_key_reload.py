@@ -17,10 +17,14 @@ import grpc
 import pytest
 
 from referee import cli
+from referee.codec import all_codecs
+from referee.errors import RequestError
 from referee.metrics import Metrics
+from referee.sealing import Keyring
+from referee.service import Referee
+from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
-from referee.v1 import referee_pb2_grpc
 
 from .helpers import TIMEOUT, InProcess, Served, captured_logs, log_lines
 
@@ -250,3 +254,51 @@ def test_a_served_worker_follows_the_file_by_itself(tmp_path: Path) -> None:
         assert served.terminate() == 0
     finally:
         served.close()
+
+
+class _SwappedWhileOpening(Keyring):
+    """Keys that, as a call opens a token with them, are replaced on the referee by
+    ``then`` (a reload landing in the middle of the call)."""
+
+    referee: Referee
+    then: Keyring
+
+    def open(self, token: bytes) -> bytes:
+        self.referee.keyring = self.then
+        return super().open(token)
+
+
+def test_a_call_uses_one_set_of_keys_when_a_reload_lands_during_it() -> None:
+    """A reload that removes k1 while a call is opening a k1 token: the call goes on with
+    the keys it opened with (its credentials checked and its answer sealed under them),
+    and the next call uses the new ones. Before, the credential of the same call was
+    checked against the new keys and refused PERMISSION_DENIED."""
+    k1, k2 = (("k1", bytes(range(32))), ("k2", bytes(range(1, 33))))
+    before = Referee(all_codecs(), keyring=Keyring([k1, k2]), require_sealed=True)
+    game = before.new_game(NEW_GAME)
+    during = _SwappedWhileOpening([k1, k2], strict=True)
+    during.referee, during.then = before, Keyring([k2], strict=True)
+    creds = game.seat_credentials
+    seat, actions = next(
+        (seat, found)
+        for seat in range(3)
+        if (
+            found := before.legal_actions(
+                pb.LegalActionsRequest(
+                    sealed_state=game.sealed_state,
+                    actor=common_pb2.Actor(seat=seat, credential=creds[seat]),
+                )
+            ).actions
+        )
+    )
+    before.keyring = during
+    request = pb.ApplyActionRequest(sealed_state=game.sealed_state, action=actions[0])
+    request.action.actor.CopyFrom(common_pb2.Actor(seat=seat, credential=creds[seat]))
+    request.views.add(seat=seat, credential=creds[seat])
+    answer = before.apply_action(request)  # not refused: k1's credential, k1's keys
+    assert answer.verdict == common_pb2.VERDICT_ACCEPTED
+    assert answer.sealed_state and key_of(answer.sealed_state) == "k1"
+    assert before.keyring is during.then  # the reload landed
+    with pytest.raises(RequestError) as refused:
+        before.apply_action(request)  # the next call: k2 only
+    assert refused.value.reason == "STATE_SEAL_UNKNOWN_KEY"
