@@ -189,7 +189,14 @@ def disturbed(data: bytes, disturbance: str, calls: int = 2000) -> float:
 
 
 def loaded(
-    work: str, port: int, body: Path, response: Path, seconds: int, engine: str, runs: int = 1
+    work: str,
+    port: int,
+    body: Path,
+    response: Path,
+    seconds: int,
+    engine: str,
+    runs: int = 1,
+    warm_up: int = 1,
 ) -> tuple[float, float]:
     """(calls/s, mean µs of the work inside the server) under saturation; with
     ``runs=2`` the work runs twice in each call and the second run is timed."""
@@ -204,7 +211,7 @@ def loaded(
                 *pinned(0),
                 "h2load",
                 f"--duration={seconds}",
-                "--warm-up-time=1",
+                f"--warm-up-time={warm_up}",
                 "--clients=4",
                 "--max-concurrent-streams=16",
                 "--header=content-type: application/grpc",
@@ -230,12 +237,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--game", default="earl_of_coventry")
     parser.add_argument("--engine", choices=("asyncio", "threads"), default="asyncio")
+    parser.add_argument(
+        "--warm-up", type=int, default=1, help="whole seconds of load before each measurement"
+    )
     args = parser.parse_args()
     if not shutil.which("h2load"):
         sys.exit("h2load not found: apt-get install nghttp2-client")
     print(
         f"command: python bench/inserver.py --seconds {args.seconds} --game {args.game}"
-        f" --engine {args.engine}"
+        f" --engine {args.engine}" + (f" --warm-up {args.warm_up}" if args.warm_up != 1 else "")
     )
     print(f"build: {build()}")
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
@@ -252,9 +262,10 @@ def main() -> None:
             f" {'again us':>9}"
         )
         for work in WORKS:
-            rate, inside = loaded(work, free_port(), body, response, args.seconds, args.engine)
+            port, seconds, engine, warm_up = free_port(), args.seconds, args.engine, args.warm_up
+            rate, inside = loaded(work, port, body, response, seconds, engine, 1, warm_up)
             time.sleep(0.2)
-            _, again = loaded(work, free_port(), body, response, args.seconds, args.engine, 2)
+            _, again = loaded(work, free_port(), body, response, seconds, engine, 2, warm_up)
             alone = in_process(work, data)
             print(f"{work:16} {alone:14.1f} {inside:13.1f} {rate:9,.0f} {again:9.1f}")
             time.sleep(0.2)

@@ -11,10 +11,18 @@ fixed here, and memory addresses are all that vary). So this is the figure that 
 change of a few percent in the referee's own cost, on any machine. It is not a time:
 cache misses, which dominate inside a loaded server (docs/benchmarks.md), are not in it.
 
-Each figure is the difference between two runs of a child process under callgrind, one
-making ``--calls`` more calls than the other after the same warm-up, divided by
-``--calls``: start-up, imports and warm-up cancel out. Needs valgrind (Debian
-``valgrind``); each run takes some tens of seconds.
+Each figure comes from one run of a child process under callgrind: after a warm-up it
+counts two stretches of calls, one of ``--calls`` calls and one of twice as many, each
+between a zeroing and a dump of callgrind's counters (the child calls two libc functions
+nothing else calls, ``srand48`` and ``lcong48``, and callgrind's ``--zero-before`` and
+``--dump-before`` name them). The figure is their difference divided by ``--calls``:
+start-up, imports, warm-up and the markers themselves are not in it. After its warm-up
+the child tunes the garbage collector as a serving worker does (``referee.server.
+tune_gc``: start-up's objects frozen), and collects before each stretch, so a
+collection of every object does not land in one stretch and not the other (before
+2026-12-06, session 23, two runs were compared and a few hundred calls were needed to
+drown that out). Needs valgrind (Debian ``valgrind``); each run takes some tens of
+seconds, most of them the imports.
 
 ``--cold`` adds what a call costs in a server and not in a loop: the lines of 64 bytes of
 code and of data it must fetch from beyond a core's own caches when they hold none of
@@ -34,6 +42,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,33 +51,75 @@ from workload import build, rpc_requests  # bench/ is on sys.path
 BENCH = str(Path(__file__).resolve().parent)
 WARM_UP = 300
 
-# The child: the request ``name`` of game argv[2], WARM_UP (argv[5]) calls, then argv[4]
-# times: ``EVICT`` bytes copied first if argv[6] is "cold", then the call unless argv[7]
-# is "no call" (``--cold``: what the copying alone misses is subtracted).
-CHILD = """
+# What every child runs first: the two markers around a stretch of work. ``zero()``
+# enters srand48 (callgrind's --zero-before), ``dump()`` lcong48 (--dump-before, each
+# dump a file ``OUT.N``); nothing in Python or its libraries calls either.
+MARKERS = """
+import ctypes, gc
+_libc = ctypes.CDLL(None)
+_state = (ctypes.c_ushort * 7)()
+def zero():
+    _libc.srand48(0)
+def dump():
+    _libc.lcong48(_state)
+
+def serving_gc():
+    # As a serving worker after start-up (referee.server.tune_gc): what start-up made is
+    # frozen, out of the collections' way, and the collector runs as often as there.
+    from referee.server import tune_gc
+    tune_gc()
+
+def stretch(count, one, after=lambda: None):
+    gc.collect()  # each stretch starts with the collector's young generation empty
+    zero()
+    for _ in range(count):
+        one()
+    after()
+    dump()
+"""
+
+# The child: the request ``name`` of game argv[2], WARM_UP (argv[5]) calls, then two
+# stretches of calls. Warm (argv[6] "warm"): argv[4] calls, then twice as many. Cold
+# (argv[6] "cold"): argv[4] times ``EVICT`` (argv[7]) bytes copied, then argv[4] times
+# the same copying with a call after each (what the copying alone misses is subtracted).
+CHILD = (
+    MARKERS
+    + """
 import sys
 sys.path.insert(0, sys.argv[1])
 from workload import rpc_requests
 name, rpc, request = next(r for r in rpc_requests(sys.argv[2]) if r[0] == sys.argv[3])
 kind, data = type(request), request.SerializeToString()
-for _ in range(int(sys.argv[5])):
+def call():
     rpc(kind.FromString(data)).SerializeToString()
-size = int(sys.argv[8]) if sys.argv[6] == "cold" else 0
-source, target = bytearray(b"x" * size), bytearray(size)
-call = sys.argv[7] != "no call"
-for _ in range(int(sys.argv[4])):
-    if size:
+
+for _ in range(int(sys.argv[5])):
+    call()
+serving_gc()
+calls = int(sys.argv[4])
+if sys.argv[6] == "cold":
+    source, target = bytearray(b"x" * int(sys.argv[7])), bytearray(int(sys.argv[7]))
+    def copy():
         target[:] = source
-    if call:
-        rpc(kind.FromString(data)).SerializeToString()
+    def copy_and_call():
+        target[:] = source
+        call()
+    stretch(calls, copy)
+    stretch(calls, copy_and_call)
+else:
+    stretch(calls, call)
+    stretch(2 * calls, call)
 """
+)
 
 
 # The child of ``--stack``: a ListGames call (a prepared answer) through the threads
 # engine's interceptor and handler wrapper (request id, trailing metadata, the log line
 # recorded, rendered and written to /dev/null: argv[2] "info"; filtered out: "warning"),
 # or the servicer alone (argv[1] "servicer"). The grpc context is a stand-in.
-STACK_CHILD = """
+STACK_CHILD = (
+    MARKERS
+    + """
 import os, sys
 import grpc
 from referee import logs
@@ -104,10 +155,15 @@ def stack():
     interceptor.intercept_service(lambda _: handler, details).unary_unary(request, context)
 
 one = servicer_only if sys.argv[1] == "servicer" else stack
-for _ in range(int(sys.argv[4]) + int(sys.argv[3])):
+for _ in range(int(sys.argv[4])):
     one()
 logs.flush()
+serving_gc()
+# logs.flush: the lines rendered and written in the stretch that made them.
+stretch(int(sys.argv[3]), one, logs.flush)
+stretch(2 * int(sys.argv[3]), one, logs.flush)
 """
+)
 STACK_ROWS = {
     # row: (child argv[1], argv[2])
     "servicer alone (ListGames)": ("servicer", "info"),
@@ -131,45 +187,60 @@ class Counts:
     data_misses: int = 0  # last-level misses reading or writing data
 
 
-def _count(out: str, label: str) -> int:
-    match = re.search(rf"{label}\s*:?\s+([\d,]+)", out)
-    if match is None:
-        raise RuntimeError(f"callgrind printed no {label!r}:\n{out[-2000:]}")
-    return int(match.group(1).replace(",", ""))
+def _stretches(out: Path) -> list[dict[str, int]]:
+    """The two stretches a child counted: the events of each dump ``OUT.1``, ``OUT.2``."""
+    dumps = sorted(out.parent.glob(out.name + ".*"), key=lambda p: int(p.suffix[1:]))
+    if len(dumps) != 2:
+        raise RuntimeError(f"callgrind wrote {len(dumps)} dumps, not 2: {dumps}")
+    counted = []
+    for dump in dumps:
+        text = dump.read_text()
+        events = re.search(r"^events: (.+)$", text, re.MULTILINE)
+        summary = re.search(r"^summary: (.+)$", text, re.MULTILINE)
+        if events is None or summary is None:
+            raise RuntimeError(f"callgrind's dump {dump.name} has no summary:\n{text[:2000]}")
+        counted.append(dict(zip(events[1].split(), map(int, summary[1].split()), strict=True)))
+    return counted
 
 
-def collected(game: str, rpc: str, calls: int, cold: str = "warm", call: str = "call") -> Counts:
-    """What callgrind counted in a child making WARM_UP + ``calls`` calls (of a request of
-    ``rpc_requests``, or with ``game`` "stack" the row ``rpc`` of STACK_ROWS); with
-    ``cold`` "cold", under the simulated caches, each call after EVICT bytes copied, and
-    with ``call`` "no call" only the copying."""
+def collected(game: str, rpc: str, calls: int, cold: str = "warm") -> tuple[Counts, Counts]:
+    """What callgrind counted in the two stretches of a child (of a request of
+    ``rpc_requests``, or with ``game`` "stack" the row ``rpc`` of STACK_ROWS): warm,
+    ``calls`` calls then ``2 * calls``; with ``cold`` "cold", under the simulated caches,
+    ``calls`` times EVICT bytes copied, then the same with a call after each copy."""
     if game == "stack":
         args = ["-c", STACK_CHILD, *STACK_ROWS[rpc], str(calls), str(WARM_UP)]
     else:
-        args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP), cold, call, str(EVICT)]
+        args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP), cold, str(EVICT)]
     simulate = ["--cache-sim=yes", *CACHES] if cold == "cold" else []
-    # -P: not the current directory first on sys.path, where a checkout's interpreted
-    # package would shadow the build measured (PYTHONPATH=DIR for a compiled tree).
-    cmd = [
-        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *simulate,
-        sys.executable, "-P", *args,
-    ]  # fmt: skip
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stderr
-    if cold != "cold":
-        return Counts(_count(out, "Collected"))
-    return Counts(_count(out, "I   refs"), _count(out, "LLi misses"), _count(out, "LLd misses"))
+    with tempfile.TemporaryDirectory(prefix="callgrind-") as tmp:
+        out = Path(tmp) / "counts"
+        # -P: not the current directory first on sys.path, where a checkout's interpreted
+        # package would shadow the build measured (PYTHONPATH=DIR for a compiled tree).
+        cmd = [
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *simulate,
+            "--zero-before=*srand48*", "--dump-before=*lcong48*",
+            sys.executable, "-P", *args,
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+        first, second = _stretches(out)
+    fewer, more = (
+        Counts(c["Ir"], c.get("ILmr", 0), c.get("DLmr", 0) + c.get("DLmw", 0))
+        for c in (first, second)
+    )
+    return fewer, more
 
 
 def per_call(game: str, rpc: str, calls: int) -> float:
-    return (collected(game, rpc, calls).instructions - collected(game, rpc, 0).instructions) / calls
+    fewer, more = collected(game, rpc, calls)
+    return (more.instructions - fewer.instructions) / calls
 
 
 def cold_lines(game: str, rpc: str, calls: int) -> tuple[float, float]:
     """Lines of code and of data a call brings back into a last-level cache that holds
     none of them (``--cold``): the calls' misses less the copying's own, per call."""
-    both = collected(game, rpc, calls, "cold", "call")
-    copying = collected(game, rpc, calls, "cold", "no call")
+    copying, both = collected(game, rpc, calls, "cold")
     return (
         (both.code_misses - copying.code_misses) / calls,
         (both.data_misses - copying.data_misses) / calls,
