@@ -299,6 +299,12 @@ def test_E_VAR_5_the_seat_sitting_out_is_told_every_rule_it_breaks() -> None:
         V.WRONG_PHASE,
         V.CARD_NOT_IN_HAND,
     ]
+    # A wager is judged by its own rules only (D-6, D-16): no seat may wager.
+    with_gallery = build(
+        "7D 8D 9D 7H 9S", "KC QC JC 10H KS", "7C", config=EcarteConfig(seats=3, gallery=True)
+    )
+    seat_wager = EcarteAction(Actor.of_seat(sits_out), ActionKind.WAGER, seat=0, amount=5)
+    assert rejected(with_gallery, seat_wager) == [V.SEAT_CANNOT_WAGER]
 
 
 def test_E_VAR_5_a_trois_dealer_sits_out_right_hand_takes_the_dealers_role() -> None:
