@@ -433,8 +433,17 @@ class EarlModel:
         if self.phase == BETWEEN_ROUNDS:
             return self._reject("ROUND_OVER", {"SEAT_NOT_DEALT_IN"})  # C-SCORE-6
         if seat not in self.dealt_in:
-            # C-VAR-4: "actions of seats not dealt in ... are plainly rejected".
-            return self._reject("SEAT_NOT_DEALT_IN", {"NOT_YOUR_TURN", "CARD_NOT_IN_HAND"})
+            # C-VAR-4: "actions of seats not dealt in ... are plainly rejected", with
+            # every rule the action breaks (docs/rules/earl-of-coventry.md): such a seat
+            # is never on turn and holds no card (C-ILL-1).
+            violations = ["SEAT_NOT_DEALT_IN", "NOT_YOUR_TURN"]
+            may_also: set[str] = set()
+            if a.kind != PASS:
+                assert a.card is not None
+                violations.append("CARD_NOT_IN_HAND")
+                if self.current_rank is not None and rank_of(a.card) != self.current_rank:
+                    may_also.add("WRONG_RANK")  # as for any card not held (_seat_acts)
+            return Result(REJECTED, violations, may_also)
         return self._seat_acts(a, seat)
 
     def _reject(self, code: str, may_also: set[str] | None = None) -> Result:

@@ -212,8 +212,8 @@ def test_C_SCORE_4_tie_break_no_payments_winner_takes_session() -> None:
     for s in (0, 2):
         assert RULES.legal_actions(state, seat(s)) == []
         out = rejected(state, play(s, "AC", "There's as good as Ace can be."))
-        assert codes(out) == {"SEAT_NOT_DEALT_IN"}
-        assert rule_ids(out) == {"C-SCORE-4"}
+        assert codes(out) == {"SEAT_NOT_DEALT_IN", "NOT_YOUR_TURN", "CARD_NOT_IN_HAND"}
+        assert rule_ids(out) == {"C-SCORE-4", "C-ILL-1"}
     final = state
     outcome = None
     while final.phase is Phase.PLAYING:
@@ -367,7 +367,9 @@ def test_C_SCORE_5_elimination_and_dealer_skipping() -> None:
         (False, True),
     ]
     # The eliminated seat may not act; under Penalty Earl it would not be charged either.
-    assert codes(rejected(nxt, play(1, "AC", "x"))) == {"SEAT_NOT_DEALT_IN"}
+    out = rejected(nxt, play(1, "AC", "x"))
+    assert codes(out) == {"SEAT_NOT_DEALT_IN", "NOT_YOUR_TURN", "CARD_NOT_IN_HAND"}
+    assert out.violations[0].rule_id == "C-SCORE-5"
 
 
 def test_C_SCORE_5_last_seat_standing_wins() -> None:

@@ -374,8 +374,9 @@ def test_C_VAR_4_seats_not_dealt_in_and_between_rounds_plainly_rejected() -> Non
         round=3,
     )
     for s in (0, 2):
-        out = rejected(tiebreak, play(s, "5C", couplet("5", 1)))
-        assert codes(out) == {"SEAT_NOT_DEALT_IN"}
+        out = rejected(tiebreak, play(s, "5C", couplet("5", 1)))  # rejected, not penalized
+        assert out.violations[0].code == "SEAT_NOT_DEALT_IN"
+        assert codes(out) == {"SEAT_NOT_DEALT_IN", "NOT_YOUR_TURN", "CARD_NOT_IN_HAND"}
     between = make_state(
         ["", "2D 3D", "4H", "5C 6C"], config=config, phase=Phase.BETWEEN_ROUNDS, round_winner=0
     )
@@ -518,4 +519,8 @@ def test_C_VAR_combination_snip_penalty_elimination_open_hands() -> None:
     assert nxt.dealer == 1  # the last dealer was seat 2; seat 0 is out
     assert nxt.dealt_in == 0b110 and nxt.hands[0] == 0
     assert [h.bit_count() for h in nxt.hands] == [0, 26, 26]
-    assert codes(rejected(nxt, play(0, "AC", ""))) == {"SEAT_NOT_DEALT_IN"}
+    assert codes(rejected(nxt, play(0, "AC", ""))) == {
+        "SEAT_NOT_DEALT_IN",
+        "NOT_YOUR_TURN",
+        "CARD_NOT_IN_HAND",
+    }

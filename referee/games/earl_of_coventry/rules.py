@@ -823,10 +823,17 @@ class EarlOfCoventryRules:
                 "C-SCORE-6",
             )
         if not state.dealt_in >> seat & 1:
-            rule = "C-SCORE-4" if state.tiebreak else "C-SCORE-5"
-            return _reject(
-                state, SEAT_NOT_DEALT_IN, f"seat {seat} is not dealt into this round", rule
+            # C-SEAT-3: not dealt in as eliminated (C-SCORE-5, in a tie-break too) or as
+            # sitting out a tie-break (C-SCORE-4). Named first, with every other rule the
+            # action breaks (never on turn, no card: C-ILL-1); plainly rejected, Penalty
+            # Earl or not (C-VAR-4), as Écarté's seat sitting out (its D-16).
+            eliminated = state.eliminated >> seat & 1
+            rule = "C-SCORE-4" if state.tiebreak and not eliminated else "C-SCORE-5"
+            why = "is eliminated" if eliminated else "sits out this tie-break round"
+            first = Violation(
+                SEAT_NOT_DEALT_IN, f"seat {seat} is not dealt into this round: it {why}", rule
             )
+            return Outcome(Verdict.REJECTED, state, [], (first, *self._violations(state, action)))
         violations = self._violations(state, action)
         if violations:
             if not state.config.penalty_earl:
