@@ -128,6 +128,10 @@ from referee.service import Referee, ThreadedRefereeServicer
 from referee.threaded import ThreadCallInterceptor
 from referee.v1 import referee_pb2
 
+# Lines written when 16 KiB or MAX_WAITING of them wait, as in a loaded worker, and not
+# also every FLUSH_SECONDS of wall time: under valgrind a call takes longer than that,
+# and the flusher thread's wake-ups made the count depend on how busy the machine was.
+logs.FLUSH_SECONDS = 1e9
 logs.configure(sys.argv[2], "json", open(os.devnull, "w"))
 servicer = ThreadedRefereeServicer(Referee(all_codecs()))
 request = referee_pb2.ListGamesRequest()
