@@ -104,7 +104,9 @@ def test_service_bench_runs() -> None:
     )
     out = run(
         "service.py",
-        *("--seconds", "1", "--warm-up", "1", "--rounds", "2", "--games", "ecarte"),
+        # One round, no warm-up: 16 servers' runs, about a minute (the figures are not
+        # compared to anything here; docs/benchmarks.md has the real runs).
+        *("--seconds", "1", "--warm-up", "0", "--rounds", "1", "--games", "ecarte"),
         *("--servers", *servers),
     )
     for ratio in (
@@ -118,7 +120,6 @@ def test_service_bench_runs() -> None:
         "referee / no-op coalesced",
     ):
         assert out.count(f"ratio {ratio} at saturation:") == 2, (ratio, out)
-    assert out.count("(median of 2 rounds: ") == 16, out
     rows = re.findall(
         r"^(?:no-op|stack|referee)[a-z ]+\s([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)"
         r"(?:\s+\d+\s+([\d.]+))?$",
