@@ -652,12 +652,17 @@ class Referee:
                     )
             step.state_hash = current
             if log is not None:
-                log.entries.add(
+                entry = log.entries.add(
                     action=action_msg,
                     verdict=outcome.verdict,
                     violations=[v.code for v in outcome.violations],
                     state_hash=current,
                 )
+                # A log is an audit file, kept and passed around: the seat credentials
+                # the actions carried do not go into it (they prove nothing to
+                # `referee verify`, and until the game ends they still act for a seat).
+                if entry.action.actor.credential:
+                    entry.action.actor.ClearField("credential")
         response.final_state.CopyFrom(msg)
         response.final_hash = current
         if log is not None:

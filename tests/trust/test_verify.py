@@ -67,6 +67,26 @@ def test_an_honest_log_verifies() -> None:
     assert log.seed_commitment and log.initial_hash and log.final_hash
 
 
+def test_a_log_keeps_no_credential_the_actions_carried() -> None:
+    # Actions as a platform records them on a sealing server: each with its seat's (or
+    # the table's) credential. The log leaves the credentials out, and nothing else.
+    sent = [entry.action for entry in honest_log().entries]
+    for i, action in enumerate(sent):
+        action.actor.credential = b"credential-%d" % i
+    reply = REFEREE.replay(
+        pb.ReplayRequest(
+            config=CONFIG, seed=SEED, seat_entropy=ENTROPY, actions=sent, include_log=True
+        )
+    )
+    logged = [entry.action for entry in reply.log.entries]
+    assert len(logged) == len(sent)
+    assert not any(action.actor.credential for action in logged)
+    for action in sent:
+        action.actor.ClearField("credential")
+    assert logged == sent
+    assert verify.verify(reply.log).ok
+
+
 def test_a_seed_that_does_not_match_its_commitment() -> None:
     log = honest_log()
     log.seed = bytes(32)

@@ -2070,6 +2070,8 @@ type GameLogEntry struct {
 	sizeCache     protoimpl.SizeCache
 	unknownFields protoimpl.UnknownFields
 
+	// The action as sent, less its actor's credential: Replay leaves that out of
+	// a log, an audit record that does not need it.
 	Action  *Action `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
 	Verdict Verdict `protobuf:"varint,2,opt,name=verdict,proto3,enum=referee.v1.Verdict" json:"verdict,omitempty"`
 	// The violation codes, in order.

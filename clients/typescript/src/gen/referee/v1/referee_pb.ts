@@ -1021,6 +1021,9 @@ export const GameLogSchema: GenMessage<GameLog> = /*@__PURE__*/
  */
 export type GameLogEntry = Message<"referee.v1.GameLogEntry"> & {
   /**
+   * The action as sent, less its actor's credential: Replay leaves that out of
+   * a log, an audit record that does not need it.
+   *
    * @generated from field: referee.v1.Action action = 1;
    */
   action?: Action | undefined;

@@ -32586,16 +32586,31 @@ public final class Referee {
       com.google.protobuf.MessageOrBuilder {
 
     /**
+     * <pre>
+     * The action as sent, less its actor's credential: Replay leaves that out of
+     * a log, an audit record that does not need it.
+     * </pre>
+     *
      * <code>.referee.v1.Action action = 1;</code>
      * @return Whether the action field is set.
      */
     boolean hasAction();
     /**
+     * <pre>
+     * The action as sent, less its actor's credential: Replay leaves that out of
+     * a log, an audit record that does not need it.
+     * </pre>
+     *
      * <code>.referee.v1.Action action = 1;</code>
      * @return The action.
      */
     referee.v1.Referee.Action getAction();
     /**
+     * <pre>
+     * The action as sent, less its actor's credential: Replay leaves that out of
+     * a log, an audit record that does not need it.
+     * </pre>
+     *
      * <code>.referee.v1.Action action = 1;</code>
      */
     referee.v1.Referee.ActionOrBuilder getActionOrBuilder();
@@ -32712,6 +32727,11 @@ public final class Referee {
     public static final int ACTION_FIELD_NUMBER = 1;
     private referee.v1.Referee.Action action_;
     /**
+     * <pre>
+     * The action as sent, less its actor's credential: Replay leaves that out of
+     * a log, an audit record that does not need it.
+     * </pre>
+     *
      * <code>.referee.v1.Action action = 1;</code>
      * @return Whether the action field is set.
      */
@@ -32720,6 +32740,11 @@ public final class Referee {
       return action_ != null;
     }
     /**
+     * <pre>
+     * The action as sent, less its actor's credential: Replay leaves that out of
+     * a log, an audit record that does not need it.
+     * </pre>
+     *
      * <code>.referee.v1.Action action = 1;</code>
      * @return The action.
      */
@@ -32728,6 +32753,11 @@ public final class Referee {
       return action_ == null ? referee.v1.Referee.Action.getDefaultInstance() : action_;
     }
     /**
+     * <pre>
+     * The action as sent, less its actor's credential: Replay leaves that out of
+     * a log, an audit record that does not need it.
+     * </pre>
+     *
      * <code>.referee.v1.Action action = 1;</code>
      */
     @java.lang.Override
@@ -33253,6 +33283,11 @@ public final class Referee {
       private com.google.protobuf.SingleFieldBuilderV3<
           referee.v1.Referee.Action, referee.v1.Referee.Action.Builder, referee.v1.Referee.ActionOrBuilder> actionBuilder_;
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        * @return Whether the action field is set.
        */
@@ -33260,6 +33295,11 @@ public final class Referee {
         return ((bitField0_ & 0x00000001) != 0);
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        * @return The action.
        */
@@ -33271,6 +33311,11 @@ public final class Referee {
         }
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       public Builder setAction(referee.v1.Referee.Action value) {
@@ -33287,6 +33332,11 @@ public final class Referee {
         return this;
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       public Builder setAction(
@@ -33301,6 +33351,11 @@ public final class Referee {
         return this;
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       public Builder mergeAction(referee.v1.Referee.Action value) {
@@ -33320,6 +33375,11 @@ public final class Referee {
         return this;
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       public Builder clearAction() {
@@ -33333,6 +33393,11 @@ public final class Referee {
         return this;
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       public referee.v1.Referee.Action.Builder getActionBuilder() {
@@ -33341,6 +33406,11 @@ public final class Referee {
         return getActionFieldBuilder().getBuilder();
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       public referee.v1.Referee.ActionOrBuilder getActionOrBuilder() {
@@ -33352,6 +33422,11 @@ public final class Referee {
         }
       }
       /**
+       * <pre>
+       * The action as sent, less its actor's credential: Replay leaves that out of
+       * a log, an audit record that does not need it.
+       * </pre>
+       *
        * <code>.referee.v1.Action action = 1;</code>
        */
       private com.google.protobuf.SingleFieldBuilderV3<
