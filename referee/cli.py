@@ -922,7 +922,7 @@ def _grpc_web(args: argparse.Namespace) -> int:
 def _describe_gateway(s: Any, *, connection_tls: bool) -> str:
     """What ``referee grpc-web --check-config`` prints of good settings: no key, no
     token, no file's content."""
-    from referee.server import _address as address
+    from referee.server import host_port as address
 
     if s.allow_origins == ("*",):
         origins = "any page (*)"
@@ -1079,7 +1079,7 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     """What ``referee serve --check-config`` prints of good settings: no key material,
     no token, no file's content."""
     from referee.sealing import Keyring
-    from referee.server import _address as address
+    from referee.server import host_port as address
     from referee.tracing import endpoint as tracing_endpoint
 
     if s.tls is None:

@@ -243,7 +243,8 @@ def method_not_allowed(method: str) -> RequestError:
     )
 
 
-def _address(host: str, port: int) -> str:
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as gRPC takes an address to bind (an IPv6 host in brackets)."""
     if ":" in host and not host.startswith("["):
         return f"[{host}]:{port}"
     return f"{host}:{port}"
@@ -725,12 +726,12 @@ class ServerBase:
 
     def _bind_ports(self, server: Any, health_server: Any) -> None:
         s = self.settings
-        address = _address(s.host, s.port)
+        address = host_port(s.host, s.port)
         credentials = s.tls.credentials() if s.tls is not None else None
         self.port = _bind(server, address, credentials)
         if health_server is not None:
             assert s.health_port is not None
-            health_address = _address(s.health_host, s.health_port)
+            health_address = host_port(s.health_host, s.health_port)
             self.health_port = _bind(health_server, health_address, None)
 
     def _health_options(self) -> list[tuple[str, Any]]:
