@@ -15,6 +15,21 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 git ls-files --cached --others --exclude-standard -z -- referee tests docs bench fuzz setup.py \
   pyproject.toml buildsys README.md | xargs -0 cp --parents -t "$dir"
+# A compiled build this checkout already holds in build/ (left by the `pip wheel` of
+# container/build-wheels.sh, which builds in place: tests/test_container.py, earlier in
+# ./dev test) seeds DIR's. mypyc rewrites only the C files whose text changes, and
+# build_ext (which builds into build/compiled/lib.* and copies to the tree) skips an
+# extension whose library there is newer than its C files, so a tree whose
+# generated C is unchanged is not compiled a second time (about 100 s of gcc); any change
+# to the sources, to mypyc or to its output compiles afresh. Only this Python's libraries.
+lib=build/compiled/$("$PYTHON" -c \
+  'import sys, sysconfig; print(f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}")')
+suffix=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+if [ -d "$lib" ] && [ -n "$(find "$lib" -name "*$suffix" -print -quit)" ]; then
+  echo "seeded from $lib: what is unchanged is not compiled again"
+  tar -C . --exclude='build/compiled/bdist*' --exclude='build/compiled/temp*' -cf - build \
+    | tar -C "$dir" -xf -
+fi
 cd "$dir"
 echo "compiling with mypyc in $dir"
 REFEREE_COMPILE=1 "$PYTHON" setup.py --quiet build_ext --inplace >build.log 2>&1 \
