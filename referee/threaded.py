@@ -49,7 +49,7 @@ from referee.server import (
 )
 from referee.service import ThreadedRefereeServicer, abort_with_status
 from referee.v1 import referee_pb2_grpc
-from referee.workers import own_cpu
+from referee.workers import STOP_SIGNALS, own_cpu
 
 if TYPE_CHECKING:
     from referee.metrics import Metrics
@@ -389,11 +389,13 @@ class ThreadedRefereeServer(ServerBase):
         self.health.enter_graceful_shutdown()
         if s.drain_delay_seconds > 0:
             time.sleep(s.drain_delay_seconds)
-        bound = s.grace_seconds + STOP_MARGIN_SECONDS
         started = time.monotonic()
         while self._quiescing(started):
             time.sleep(QUIESCE_POLL_SECONDS)
         grace = self._close_connections(started)
+        # The margin counts from the grace's end, and the grace from the drain's end:
+        # the wait for calls in flight above is part of it, not added to it.
+        bound = grace + STOP_MARGIN_SECONDS
         done = _returns_within(bound, lambda: self.server.stop(grace).wait())
         if self.health_server is not None:
             health_server = self.health_server
@@ -402,7 +404,9 @@ class ThreadedRefereeServer(ServerBase):
         self._health_pool.shutdown(wait=False)
         self._stop_tracing()
         if not done:
-            log.error("referee_stop_incomplete", waited_seconds=bound)
+            log.error(
+                "referee_stop_incomplete", waited_seconds=round(time.monotonic() - started, 3)
+            )
             return False
         log.info("referee_stopped")
         return True
@@ -411,14 +415,14 @@ class ThreadedRefereeServer(ServerBase):
         self._stop_requested = True
 
     def install_signal_handlers(self) -> None:
-        """SIGTERM and SIGINT stop the server gracefully from now on, also before it
+        """SIGTERM, SIGINT and SIGHUP stop the server gracefully from now on, also before it
         has started: called before :meth:`start`, so that no signal finds the server
         serving without its handler (the default action, an exit with no drain).
 
         The handlers only note the signal (they run in this thread between two
         bytecodes, where taking a lock could deadlock)."""
 
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             signal.signal(sig, lambda _signum, _frame: self.request_stop())
 
     def run_until_signalled(self) -> bool:
