@@ -895,7 +895,9 @@ def _grpc_web(args: argparse.Namespace) -> int:
                 g.cut_drain()
         stop.set()
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    from referee.workers import STOP_SIGNALS
+
+    for sig in STOP_SIGNALS:
         signal.signal(sig, signalled)
     from referee.metrics import MULTIPROC_ENV, bind_socket
 

@@ -13,7 +13,6 @@ import asyncio
 import gc
 import inspect
 import logging
-import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -907,12 +906,14 @@ class RefereeServer(ServerBase):
         self._stopping.set()
 
     def install_signal_handlers(self) -> None:
-        """SIGTERM and SIGINT stop the server gracefully from now on, also before it
+        """SIGTERM, SIGINT and SIGHUP stop the server gracefully from now on, also before it
         has started (it then stops as soon as it has): called before :meth:`start`, so
         that no signal finds the server serving without its handler (the default
         action, an exit with no drain)."""
+        from referee.workers import STOP_SIGNALS
+
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, self.request_stop)
 
     async def run_until_signalled(self) -> None:

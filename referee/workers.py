@@ -19,10 +19,10 @@ The supervisor:
   30 s if it keeps dying within 10 s of its start); a worker that dies before
   every process first became ready stops everything (exit 1): that is a start-up
   problem, not a crash to paper over;
-- on SIGTERM or SIGINT, forwards SIGTERM to the workers, which drain (health
-  NOT_SERVING, drain delay, in-flight calls finish within the grace), waits for
-  them (SIGKILL after drain delay + grace + 5 s), stops the metrics process and
-  exits 0. A second signal kills the workers at once (exit 1);
+- on SIGTERM, SIGINT or SIGHUP (``STOP_SIGNALS``), forwards SIGTERM to the workers,
+  which drain (health NOT_SERVING, drain delay, in-flight calls finish within the
+  grace), waits for them (SIGKILL after drain delay + grace + 5 s), stops the
+  metrics process and exits 0. A second signal kills the workers at once (exit 1);
 - kills and replaces a worker silent for ``--worker-hang-seconds`` (no heartbeat),
   after asking it for its Python stacks;
 - logs what a worker writes to its stacks pipe (``child_stacks``): its Python stacks
@@ -62,6 +62,11 @@ RESTART_BACKOFF_MAX = 30.0
 STABLE_SECONDS = 10.0  # a worker that ran this long is restarted without delay
 KILL_MARGIN_SECONDS = 5.0
 HEARTBEAT_SECONDS = 1.0  # a worker's heartbeat line (with worker_hang_seconds > 0)
+# What stops a server, a worker, the supervisor or the gRPC-Web gateway gracefully.
+# SIGHUP too: its default action is an exit with no drain (a closed terminal, a session
+# that ends under systemd or ssh), and there is nothing to reload on it (the tokens, TLS
+# and key files reload by themselves, docs/operations.md).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # An operator's question (kill -USR2, to the supervisor or a worker): a worker writes its
 # threads' Python stacks to its stacks pipe from a Python signal handler, and goes on.
 STACKS_SIGNAL = stacks.ASK_SIGNAL
@@ -268,7 +273,7 @@ class Supervisor:
             self.children.append(_Child("metrics", 0))
         self._watch_pipes()
         signal.set_wakeup_fd(self._sig_w, warn_on_full_buffer=False)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD, STACKS_SIGNAL):
+        for sig in (*STOP_SIGNALS, signal.SIGCHLD, STACKS_SIGNAL):
             signal.signal(sig, _noop)
 
     def _watch_pipes(self) -> None:
@@ -294,7 +299,7 @@ class Supervisor:
 
     def _cleanup(self) -> None:
         signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD, STACKS_SIGNAL):
+        for sig in (*STOP_SIGNALS, signal.SIGCHLD, STACKS_SIGNAL):
             signal.signal(sig, signal.SIG_DFL)
         for sock in self._holds:
             sock.close()
@@ -523,7 +528,7 @@ class Supervisor:
         except BlockingIOError:
             return
         for number in data:
-            if number in (signal.SIGTERM, signal.SIGINT):
+            if number in STOP_SIGNALS:
                 self._begin_stop(signal.Signals(number).name)
             elif number == STACKS_SIGNAL:
                 self._ask_stacks()
@@ -671,7 +676,7 @@ class Supervisor:
         """In the forked child: drop the supervisor's state, then run."""
         _die_with_parent()
         signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD, STACKS_SIGNAL):
+        for sig in (*STOP_SIGNALS, signal.SIGCHLD, STACKS_SIGNAL):
             signal.signal(sig, signal.SIG_DFL)
         if os.getppid() != self.pid:  # the supervisor died before the prctl
             raise SystemExit(1)
@@ -762,7 +767,7 @@ def _noop(signum: int, frame: object) -> None:
 
 
 def _run_metrics(sock: socket.socket, supervisor: int, ready: Callable[[], object]) -> None:
-    """The metrics process: serve the multiprocess sum until SIGTERM/SIGINT."""
+    """The metrics process: serve the multiprocess sum until a stop signal."""
     import threading
 
     from referee import metrics as m
@@ -770,11 +775,11 @@ def _run_metrics(sock: socket.socket, supervisor: int, ready: Callable[[], objec
     registry = m.multiprocess_registry(supervisor)
     server = m.http_server(sock, registry)
     # Block the stop signals in every thread, then wait for one in this one.
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(STOP_SIGNALS))
     threading.Thread(target=server.serve_forever, name="metrics-http", daemon=True).start()
     log.info("metrics_serving", port=sock.getsockname()[1])
     ready()
-    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    signal.sigwait(set(STOP_SIGNALS))
     server.server_close()
 
 

@@ -1008,7 +1008,10 @@ def _run_gateway(*args: str) -> Any:
     )
 
 
-def test_the_command_serves_until_sigterm(server: ServerThread) -> None:
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_the_command_serves_until_sigterm(server: ServerThread, stop: str) -> None:
+    """SIGHUP stops it as SIGTERM does (a closed terminal: not the default action, an
+    exit with no drain)."""
     import json
     import signal
 
@@ -1024,7 +1027,7 @@ def test_the_command_serves_until_sigterm(server: ServerThread) -> None:
         assert reply.code == 0 and reply.messages
         metrics = scrape(line["metrics_port"])
         assert sample(metrics, "referee_grpc_web_calls_total", method="ListGames") == 1
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(getattr(signal, stop))
         assert proc.wait(30) == 0
         events = [json.loads(x)["event"] for x in proc.stderr.read().splitlines()]
         assert events == ["grpc_web_stopping", "grpc_web_stopped"]

@@ -358,6 +358,23 @@ def test_the_metrics_process_stops_after_the_workers(served: Callable[..., Serve
     assert sorted(order[:2]) == ["worker 0", "worker 1"] and order[2:] == ["metrics"]
 
 
+def test_a_hangup_stops_the_workers_and_the_metrics_process_gracefully(
+    served: Callable[..., Served],
+) -> None:
+    """SIGHUP (a closed terminal, a session that ends) stops the supervisor as SIGTERM
+    does, not by its default action (an exit at once, the workers left to their
+    parent-death signal and no line said)."""
+    server = served("--workers", "2", "--metrics-port", "0", "--metrics-host", "127.0.0.1")
+    server.wait_for("supervisor_ready")
+    server.proc.send_signal(signal.SIGHUP)
+    assert server.proc.wait(TIMEOUT) == 0
+    assert server.wait_for("supervisor_stopping")["signal"] == "SIGHUP"
+    assert server.wait_for("supervisor_stopped")["exit_code"] == 0
+    exited = sorted(e["child"] for e in server.events("child_exited"))
+    assert exited == ["metrics", "worker 0", "worker 1"]
+    assert server.events("child_killed") == []
+
+
 def test_a_second_signal_stops_at_once_with_exit_status_1(
     served: Callable[..., Served],
 ) -> None:
