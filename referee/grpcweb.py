@@ -334,11 +334,15 @@ class _Listener(ThreadingHTTPServer):
         if not self.gateway.slots.acquire(blocking=False):
             if self.gateway.metrics is not None:
                 self.gateway.metrics.refused(503)
-            with contextlib.suppress(OSError):
-                request.sendall(
-                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
-                    b"Retry-After: 1\r\nConnection: close\r\n\r\n"
-                )
+            # Over HTTPS nothing is written: the connection has had no handshake, and a
+            # plain-text answer would reach the client as a broken handshake. A closed
+            # connection is what a client retries.
+            if not self.gateway.serves_tls:
+                with contextlib.suppress(OSError):
+                    request.sendall(
+                        b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                        b"Retry-After: 1\r\nConnection: close\r\n\r\n"
+                    )
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
@@ -672,6 +676,11 @@ class Gateway:
         context.load_cert_chain(self.settings.tls_cert, self.settings.tls_key)
         self._tls_stamp = stamp
         return context
+
+    @property
+    def serves_tls(self) -> bool:
+        """Whether connections are HTTPS (``--tls-cert``)."""
+        return self._tls is not None
 
     def tls_context(self) -> ssl.SSLContext | None:
         """The HTTPS context for a new connection; reloaded when the files changed (at

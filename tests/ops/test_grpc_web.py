@@ -789,6 +789,31 @@ def test_connections_over_the_limit_are_answered_503(server: ServerThread) -> No
         gateway.stop()
 
 
+def test_https_connections_over_the_limit_are_closed_without_plain_text(
+    server: ServerThread, tmp_path: Path
+) -> None:
+    """Over HTTPS a connection over the limit has had no handshake: it is closed with
+    nothing written (a plain-text 503 would reach the client as a broken handshake)."""
+    certs = make_certs(tmp_path)
+    gateway = _gateway(
+        server, max_connections=1, tls_cert=certs.server_cert, tls_key=certs.server_key
+    )
+    try:
+        context = ssl.create_default_context(cafile=str(certs.ca))
+        with (
+            socket.create_connection(("127.0.0.1", gateway.port)) as raw,
+            context.wrap_socket(raw, server_hostname="localhost") as first,
+        ):
+            first.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            first.settimeout(30)
+            assert first.recv(4096).startswith(b"HTTP/1.1 200")  # kept alive: the slot
+            with socket.create_connection(("127.0.0.1", gateway.port)) as second:
+                second.settimeout(30)
+                assert second.recv(4096) == b""
+    finally:
+        gateway.stop()
+
+
 def test_a_stop_closes_idle_connections_and_takes_no_new_ones(server: ServerThread) -> None:
     gateway = _gateway(server)
     idle = socket.create_connection(("127.0.0.1", gateway.port))
