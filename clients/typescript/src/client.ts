@@ -179,7 +179,7 @@ export interface Applied {
 }
 
 export interface ClientOptions {
-  /** Every call's deadline (default 10 s). */
+  /** Every call's deadline, its retries included (default 10 s). */
   timeoutMs?: number;
   /** Attempts of a call that fails with UNAVAILABLE, the first included (default 5; 1: no retry). */
   maxAttempts?: number;
@@ -227,14 +227,18 @@ export class RefereeClient {
     this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_ATTEMPTS);
   }
 
+  // One deadline for the whole call, its retries included (as gRPC's retry policy in
+  // Python and Java, and the Go client's interceptor): each attempt gets the time left,
+  // and no attempt starts once the deadline has passed.
   private async call<T>(fn: (options: { timeoutMs: number }) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.timeoutMs;
     let backoff = 100;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await fn({ timeoutMs: this.timeoutMs });
+        return await fn({ timeoutMs: deadline - Date.now() });
       } catch (err) {
         const e = ConnectError.from(err);
-        if (e.code === Code.Unavailable && attempt < this.maxAttempts) {
+        if (e.code === Code.Unavailable && attempt < this.maxAttempts && Date.now() + backoff < deadline) {
           await sleep(backoff);
           backoff = Math.min(backoff * 2, 2_000);
           continue;

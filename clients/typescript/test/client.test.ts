@@ -193,6 +193,28 @@ test("UNAVAILABLE is retried, other errors are not", async () => {
   assert.equal(calls, 11);
 });
 
+test("the deadline bounds the whole call, its retries included", async () => {
+  // Each attempt fails UNAVAILABLE after 150 ms: with a 400 ms deadline, the call must
+  // end by then (docs/clients.md: retries "within the deadline"), not after 5 attempts.
+  const client = new RefereeClient("127.0.0.1:9", { timeoutMs: 400, maxAttempts: 5 });
+  const given: number[] = [];
+  const stub = {
+    listGames: async (_req: unknown, options: { timeoutMs: number }) => {
+      given.push(options.timeoutMs);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(150, options.timeoutMs)));
+      if (options.timeoutMs <= 150) throw new ConnectError("timed out", Code.DeadlineExceeded);
+      throw new ConnectError("down", Code.Unavailable);
+    },
+  };
+  Object.defineProperty(client, "stub", { value: stub });
+  const started = Date.now();
+  await assert.rejects(client.listGames(), (err: unknown) => err instanceof RefereeError);
+  const took = Date.now() - started;
+  assert.ok(took < 1200, `the call took ${took} ms with a 400 ms deadline (attempts: ${given.length})`);
+  assert.ok(given.length < 5, `${given.length} attempts within a 400 ms deadline`);
+  for (const t of given) assert.ok(t <= 400, `an attempt was given ${t} ms of a 400 ms deadline`);
+});
+
 test("a server that is down is UNAVAILABLE after the retries", async () => {
   const client = new RefereeClient("127.0.0.1:1", { maxAttempts: 2, timeoutMs: 2000 });
   await assert.rejects(client.listGames(), (err: unknown) => err instanceof RefereeError && err.code === Code.Unavailable);
