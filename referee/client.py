@@ -69,6 +69,9 @@ SERVICE = "referee.v1.RefereeService"
 DEFAULT_TIMEOUT = 10.0
 #: Attempts of a call that fails with UNAVAILABLE (the first one included).
 DEFAULT_ATTEMPTS = 5
+#: The most attempts gRPC core's retry policy makes: it clamps a larger maxAttempts to
+#: 5 (logging "clamped retryPolicy.maxAttempts at 5"), and no channel argument raises it.
+MAX_ATTEMPTS = 5
 #: The largest response the client accepts: the largest ``--max-message-bytes`` a
 #: server may be given (256 MiB). gRPC's own default, 4 MiB, is below the server's
 #: default limit (16 MiB), and a ``Replay`` answer in between would be refused here.
@@ -341,6 +344,12 @@ def _channel_options(
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     given = {key for key, _ in options}
+    if max_attempts > MAX_ATTEMPTS and "grpc.service_config" not in given:
+        raise ValueError(
+            f"max_attempts is at most {MAX_ATTEMPTS}, not {max_attempts}: gRPC's retry "
+            f"policy makes at most {MAX_ATTEMPTS} attempts (it would cut {max_attempts} to "
+            f"{MAX_ATTEMPTS} without a word)"
+        )
     defaults: list[tuple[str, Any]] = [
         ("grpc.enable_retries", 1),
         ("grpc.service_config", service_config(max_attempts)),
@@ -461,8 +470,8 @@ class Client:
 
         ``timeout`` is every call's deadline in seconds unless a call gives its
         own; ``max_attempts`` bounds the attempts of a call failing with
-        ``UNAVAILABLE`` (5 by default, 1 for none). ``options`` are gRPC channel
-        arguments; each replaces the client's own of the same key: a
+        ``UNAVAILABLE`` (5 by default and at most, gRPC's limit; 1 for none).
+        ``options`` are gRPC channel arguments; each replaces the client's own of the same key: a
         ``grpc.service_config`` given there (round_robin and health checking,
         docs/deploy.md) replaces the client's, so give it its own ``retryPolicy``.
         ``channel`` uses an existing channel instead (the caller configures and

@@ -317,6 +317,16 @@ def test_max_attempts_below_one_is_refused() -> None:
         Client("127.0.0.1:1", max_attempts=0)
 
 
+def test_max_attempts_above_grpcs_cap_is_refused() -> None:
+    """gRPC core clamps a retry policy's maxAttempts to 5 (it logs "clamped
+    retryPolicy.maxAttempts at 5" and makes 5): more is refused, not silently cut."""
+    with pytest.raises(ValueError, match="at most 5"):
+        Client("127.0.0.1:1", max_attempts=6)
+    # With a service config of the caller's own, its retryPolicy decides: allowed.
+    own = [("grpc.service_config", json.dumps({"methodConfig": []}))]
+    Client("127.0.0.1:1", max_attempts=6, options=own).close()
+
+
 def test_a_channel_given_to_the_client_stays_open_after_it(server: ServerThread) -> None:
     with grpc.insecure_channel(server.address) as channel:
         with Client(channel=channel) as c:
