@@ -230,8 +230,11 @@ export class RefereeClient {
   // One deadline for the whole call, its retries included (as gRPC's retry policy in
   // Python and Java, and the Go client's interceptor): each attempt gets the time left,
   // and no attempt starts once the deadline has passed.
-  private async call<T>(fn: (options: { timeoutMs: number }) => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.timeoutMs;
+  private async call<T>(
+    fn: (options: { timeoutMs: number }) => Promise<T>,
+    timeoutMs: number = this.timeoutMs,
+  ): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
     let backoff = 100;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -325,16 +328,23 @@ export class RefereeClient {
   /**
    * Referee a whole list of actions from the start: each verdict and the hash chain;
    * `includeLog` also returns the game as a GameLog (`log`), what `referee verify` checks.
+   * `timeoutMs` is this call's deadline instead of the client's (a long replay).
    */
   async replay(
     config: GameConfig,
     seed: Uint8Array,
     actions: Action[],
-    options: { seatEntropy?: Uint8Array[]; includeEvents?: boolean; includeLog?: boolean } = {},
+    options: {
+      seatEntropy?: Uint8Array[];
+      includeEvents?: boolean;
+      includeLog?: boolean;
+      timeoutMs?: number;
+    } = {},
   ): Promise<ReplayResponse> {
-    const { seatEntropy, includeEvents, includeLog } = options;
-    return this.call((o) =>
-      this.stub.replay({ config, seed, actions, seatEntropy, includeEvents, includeLog }, o),
+    const { seatEntropy, includeEvents, includeLog, timeoutMs } = options;
+    return this.call(
+      (o) => this.stub.replay({ config, seed, actions, seatEntropy, includeEvents, includeLog }, o),
+      timeoutMs,
     );
   }
 }

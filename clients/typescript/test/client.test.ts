@@ -10,6 +10,7 @@ import {
   PUBLIC,
   RefereeClient,
   RefereeError,
+  ReplayResponseSchema,
   TABLE,
   gameConfig,
   handleOf,
@@ -213,6 +214,23 @@ test("the deadline bounds the whole call, its retries included", async () => {
   assert.ok(took < 1200, `the call took ${took} ms with a 400 ms deadline (attempts: ${given.length})`);
   assert.ok(given.length < 5, `${given.length} attempts within a 400 ms deadline`);
   for (const t of given) assert.ok(t <= 400, `an attempt was given ${t} ms of a 400 ms deadline`);
+});
+
+test("a replay takes a deadline of its own", async () => {
+  const client = new RefereeClient("127.0.0.1:9", { timeoutMs: 400 });
+  const given: number[] = [];
+  const stub = {
+    replay: async (_req: unknown, options: { timeoutMs: number }) => {
+      given.push(options.timeoutMs);
+      return create(ReplayResponseSchema, {});
+    },
+  };
+  Object.defineProperty(client, "stub", { value: stub });
+  await client.replay(gameConfig("ecarte"), new Uint8Array(32), [], { timeoutMs: 60_000 });
+  await client.replay(gameConfig("ecarte"), new Uint8Array(32), []);
+  assert.equal(given.length, 2);
+  assert.ok(given[0]! > 59_000 && given[0]! <= 60_000, `${given[0]} ms given for 60,000`);
+  assert.ok(given[1]! > 300 && given[1]! <= 400, `${given[1]} ms given for the client's 400`);
 });
 
 test("a server that is down is UNAVAILABLE after the retries", async () => {
