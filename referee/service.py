@@ -496,6 +496,12 @@ class Referee:
                 response.sealed_state = opened.sealed
             else:
                 response.state.CopyFrom(msg)
+                if opened.ring is not None:
+                    # A plain state sent to a server that seals (without
+                    # --require-sealed) comes back as a token, as an accepted action's
+                    # next state does: a sealing server's answers carry their state
+                    # sealed, whatever the verdict (docs/trust.md).
+                    self._deliver(codec, opened.data, response, opened.ring)
             response.state_hash = opened.hash
             version = msg.version
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import random
 
@@ -626,3 +627,25 @@ def test_a_trailing_empty_entropy_entry_is_refused() -> None:
     with pytest.raises(RequestError) as err:
         plain.legal_actions(pb.LegalActionsRequest(state=state))
     assert "state.seat_entropy[1]" in err.value.message and "trailing" in err.value.message
+
+
+def test_a_plain_state_comes_back_sealed_whatever_the_verdict() -> None:
+    """A server with keys but without --require-sealed takes plain states: its answer
+    carries the state as a token (docs/trust.md: every response that carries a state
+    carries it as sealed_state), for a rejected action as for an accepted one; a
+    platform that goes on from Replay's plain final state keeps tokens from then on."""
+    referee = sealed_referee(K1)
+    state = referee.replay(pb.ReplayRequest(config=CONFIG, seed=bytes(32))).final_state
+    good = referee.legal_actions(pb.LegalActionsRequest(state=state)).actions[0]
+    bad = pb.Action()
+    bad.CopyFrom(good)
+    bad.actor.seat = (good.actor.seat + 1) % 3  # not on turn
+    accepted = referee.apply_action(pb.ApplyActionRequest(state=state, action=good))
+    assert accepted.verdict == common_pb2.VERDICT_ACCEPTED
+    assert accepted.sealed_state and not accepted.HasField("state")
+    rejected = referee.apply_action(pb.ApplyActionRequest(state=state, action=bad))
+    assert rejected.verdict == common_pb2.VERDICT_REJECTED
+    assert rejected.sealed_state and not rejected.HasField("state")
+    opened = Keyring([K1]).open(rejected.sealed_state)
+    assert opened == state.SerializeToString(deterministic=True)
+    assert rejected.state_hash == hashlib.sha256(opened).digest()
