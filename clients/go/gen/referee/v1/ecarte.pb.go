@@ -2866,7 +2866,8 @@ type EcarteView struct {
 	Dealer    uint32        `protobuf:"varint,5,opt,name=dealer,proto3" json:"dealer,omitempty"`
 	Elder     uint32        `protobuf:"varint,6,opt,name=elder,proto3" json:"elder,omitempty"`
 	Responder uint32        `protobuf:"varint,7,opt,name=responder,proto3" json:"responder,omitempty"`
-	// The seat to act, as in EcarteState (nobody once the match is over).
+	// The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+	// seat acts and the field means nothing; look at phase.
 	Turn          uint32             `protobuf:"varint,8,opt,name=turn,proto3" json:"turn,omitempty"`
 	TurnUp        *Card              `protobuf:"bytes,9,opt,name=turn_up,json=turnUp,proto3" json:"turn_up,omitempty"`
 	Trump         Suit               `protobuf:"varint,10,opt,name=trump,proto3,enum=referee.v1.Suit" json:"trump,omitempty"`

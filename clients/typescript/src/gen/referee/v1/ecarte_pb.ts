@@ -1337,7 +1337,8 @@ export type EcarteView = Message<"referee.v1.EcarteView"> & {
   responder: number;
 
   /**
-   * The seat to act, as in EcarteState (nobody once the match is over).
+   * The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+   * seat acts and the field means nothing; look at phase.
    *
    * @generated from field: uint32 turn = 8;
    */

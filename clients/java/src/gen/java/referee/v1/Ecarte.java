@@ -36030,7 +36030,8 @@ public final class Ecarte {
 
     /**
      * <pre>
-     * The seat to act, as in EcarteState (nobody once the match is over).
+     * The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+     * seat acts and the field means nothing; look at phase.
      * </pre>
      *
      * <code>uint32 turn = 8;</code>
@@ -36380,7 +36381,8 @@ public final class Ecarte {
     private int turn_ = 0;
     /**
      * <pre>
-     * The seat to act, as in EcarteState (nobody once the match is over).
+     * The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+     * seat acts and the field means nothing; look at phase.
      * </pre>
      *
      * <code>uint32 turn = 8;</code>
@@ -37967,7 +37969,8 @@ public final class Ecarte {
       private int turn_ ;
       /**
        * <pre>
-       * The seat to act, as in EcarteState (nobody once the match is over).
+       * The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+       * seat acts and the field means nothing; look at phase.
        * </pre>
        *
        * <code>uint32 turn = 8;</code>
@@ -37979,7 +37982,8 @@ public final class Ecarte {
       }
       /**
        * <pre>
-       * The seat to act, as in EcarteState (nobody once the match is over).
+       * The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+       * seat acts and the field means nothing; look at phase.
        * </pre>
        *
        * <code>uint32 turn = 8;</code>
@@ -37995,7 +37999,8 @@ public final class Ecarte {
       }
       /**
        * <pre>
-       * The seat to act, as in EcarteState (nobody once the match is over).
+       * The seat to act, as in EcarteState: once the match is over (MATCH_OVER) no
+       * seat acts and the field means nothing; look at phase.
        * </pre>
        *
        * <code>uint32 turn = 8;</code>
