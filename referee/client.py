@@ -441,6 +441,7 @@ def _replay_request(
     seat_entropy: Iterable[bytes],
     include_events: bool,
     include_log: bool,
+    rules_version: str,
 ) -> referee_pb2.ReplayRequest:
     return referee_pb2.ReplayRequest(
         config=game_config,
@@ -449,6 +450,7 @@ def _replay_request(
         actions=list(actions),
         include_events=include_events,
         include_log=include_log,
+        rules_version=rules_version,
     )
 
 
@@ -596,15 +598,18 @@ class Client:
         seat_entropy: Iterable[bytes] = (),
         include_events: bool = False,
         include_log: bool = False,
+        rules_version: str = "",
         timeout: float | None = None,
     ) -> referee_pb2.ReplayResponse:
         """Referee a whole list of actions from the start: each verdict and the hash chain.
 
         ``include_log`` also returns the game as a ``GameLog`` (``log``), the record
-        ``referee verify`` checks (docs/trust.md).
+        ``referee verify`` checks (docs/trust.md). ``rules_version`` (a stored log's)
+        replays under that version or fails (``RULES_VERSION_UNSUPPORTED``); by
+        default, under the version a new game of ``game_config`` starts under.
         """
         request = _replay_request(
-            game_config, seed, actions, seat_entropy, include_events, include_log
+            game_config, seed, actions, seat_entropy, include_events, include_log, rules_version
         )
         reply: referee_pb2.ReplayResponse = self._call(self.stub.Replay, request, timeout)
         return reply
@@ -755,11 +760,12 @@ class AsyncClient:
         seat_entropy: Iterable[bytes] = (),
         include_events: bool = False,
         include_log: bool = False,
+        rules_version: str = "",
         timeout: float | None = None,
     ) -> referee_pb2.ReplayResponse:
         """Referee a whole list of actions from the start (as :meth:`Client.replay`)."""
         request = _replay_request(
-            game_config, seed, actions, seat_entropy, include_events, include_log
+            game_config, seed, actions, seat_entropy, include_events, include_log, rules_version
         )
         reply: referee_pb2.ReplayResponse = await self._call(self.stub.Replay, request, timeout)
         return reply

@@ -199,6 +199,15 @@ class Referee:
 
     # ------------------------------------------------------------ helpers
 
+    def _unsupported(self, version: str) -> RequestError:
+        return RequestError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"rules version {version[:100]!r} is not served here; this server serves "
+            + ", ".join(sorted(self.by_version)),
+            reason="RULES_VERSION_UNSUPPORTED",
+            metadata={"rules_version": version[:100]},
+        )
+
     def _codec_for_config(self, config: referee_pb2.GameConfig, path: str) -> GameCodec:
         game = config.WhichOneof("game")
         if game is None:
@@ -251,13 +260,7 @@ class Referee:
         if codec is None:
             if not version:
                 raise invalid(f"{path}.rules_version", "is required")
-            raise RequestError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"rules version {version[:100]!r} is not served here; this server serves "
-                + ", ".join(sorted(self.by_version)),
-                reason="RULES_VERSION_UNSUPPORTED",
-                metadata={"rules_version": version[:100]},
-            )
+            raise self._unsupported(version)
         if codec.game_id != game:
             raise invalid(path, f"rules version {version!r} does not match the {game} state")
         seed = msg.seed
@@ -593,6 +596,16 @@ class Referee:
     ) -> referee_pb2.ReplayResponse:
         """Apply every action from the start; ``should_stop`` is polled between actions."""
         codec = self._codec_for_config(request.config, "config")
+        named = request.rules_version
+        if named:
+            # A stored log replays under its own rules or not at all: a release that
+            # serves a newer version of the game must not judge it by that one.
+            chosen = self.by_version.get(named)
+            if chosen is None:
+                raise self._unsupported(named)
+            if chosen.game_id != codec.game_id:
+                raise invalid("rules_version", f"must be a version of {codec.game_id}")
+            codec = chosen
         _note(codec.game_id)
         if len(request.actions) > self.limits.max_replay_actions:
             raise RequestError(

@@ -268,20 +268,22 @@ class ViewStateResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[GameView, _Mapping]] = ..., scoreboard: _Optional[_Union[_common_pb2.Scoreboard, _Mapping]] = ..., state_hash: _Optional[bytes] = ...) -> None: ...
 
 class ReplayRequest(_message.Message):
-    __slots__ = ("config", "seed", "seat_entropy", "actions", "include_events", "include_log")
+    __slots__ = ("config", "seed", "seat_entropy", "actions", "include_events", "include_log", "rules_version")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_EVENTS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_LOG_FIELD_NUMBER: _ClassVar[int]
+    RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     config: GameConfig
     seed: bytes
     seat_entropy: _containers.RepeatedScalarFieldContainer[bytes]
     actions: _containers.RepeatedCompositeFieldContainer[Action]
     include_events: bool
     include_log: bool
-    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., include_events: _Optional[bool] = ..., include_log: _Optional[bool] = ...) -> None: ...
+    rules_version: str
+    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seed: _Optional[bytes] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., include_events: _Optional[bool] = ..., include_log: _Optional[bool] = ..., rules_version: _Optional[str] = ...) -> None: ...
 
 class ReplayStep(_message.Message):
     __slots__ = ("index", "verdict", "violations", "penalties", "state_hash", "events")

@@ -31,9 +31,13 @@ class RefereeServiceStub:
 
     Errors: illegal actions are verdicts in OK responses. gRPC errors are for
     broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-    configuration; details carry google.rpc.BadRequest field violations),
-    FAILED_PRECONDITION (a rules version this server does not serve),
-    RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+    configuration; details carry google.rpc.BadRequest field violations, or an
+    ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+    rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+    replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+    CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+    limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+    reason (docs/api.md lists them all).
     """
 
     def __init__(self, channel):
@@ -80,9 +84,13 @@ class RefereeServiceServicer:
 
     Errors: illegal actions are verdicts in OK responses. gRPC errors are for
     broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-    configuration; details carry google.rpc.BadRequest field violations),
-    FAILED_PRECONDITION (a rules version this server does not serve),
-    RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+    configuration; details carry google.rpc.BadRequest field violations, or an
+    ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+    rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+    replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+    CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+    limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+    reason (docs/api.md lists them all).
     """
 
     def ListGames(self, request, context):
@@ -174,9 +182,13 @@ class RefereeService:
 
     Errors: illegal actions are verdicts in OK responses. gRPC errors are for
     broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-    configuration; details carry google.rpc.BadRequest field violations),
-    FAILED_PRECONDITION (a rules version this server does not serve),
-    RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+    configuration; details carry google.rpc.BadRequest field violations, or an
+    ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+    rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+    replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+    CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+    limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+    reason (docs/api.md lists them all).
     """
 
     @staticmethod

@@ -114,6 +114,15 @@ def test_replay_returns_the_game_log_referee_verify_checks(client: Client) -> No
     # Events are asked for, not sent by default.
     assert not any(step.events for step in plain.steps)
     assert any(step.events for step in client.replay(cfg, SEED, played, include_events=True).steps)
+    # A stored log replayed under its own rules version, or refused.
+    log = replay.log
+    again = client.replay(
+        log.config, log.seed, [e.action for e in log.entries], rules_version=log.rules_version
+    )
+    assert again.final_hash == log.final_hash
+    with pytest.raises(RefereeError) as info:
+        client.replay(cfg, SEED, played, rules_version="earl_of_coventry/2")
+    assert info.value.reason == "RULES_VERSION_UNSUPPORTED"
 
 
 def test_answers_over_grpcs_4_mib_default_are_received(client: Client) -> None:

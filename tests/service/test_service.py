@@ -377,6 +377,42 @@ def test_unknown_rules_version_is_failed_precondition(stub: Stub) -> None:
     assert "earl_of_coventry/1" in info.value.details()
 
 
+def test_a_replay_runs_under_the_rules_version_it_names_or_not_at_all(stub: Stub) -> None:
+    """A stored GameLog names its rules version: Replay with it judges by those rules,
+    and a server that does not serve it says so (RULES_VERSION_UNSUPPORTED) instead of
+    replaying under the version it serves now (docs/api.md, rules versions)."""
+    config = earl_config(seats=3)
+    state = new_game(stub).state
+    actions = [stub.LegalActions(pb.LegalActionsRequest(state=state)).actions[0]]
+    plain = stub.Replay(pb.ReplayRequest(config=config, seed=SEED, actions=actions))
+    named = stub.Replay(
+        pb.ReplayRequest(
+            config=config, seed=SEED, actions=actions, rules_version=state.rules_version
+        )
+    )
+    assert named == plain and named.final_state.rules_version == "earl_of_coventry/1"
+    with pytest.raises(grpc.RpcError) as info:
+        stub.Replay(
+            pb.ReplayRequest(
+                config=config, seed=SEED, actions=actions, rules_version="earl_of_coventry/2"
+            )
+        )
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    status = rpc_status.from_call(info.value)
+    assert status is not None
+    detail = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(detail)
+    assert detail.reason == "RULES_VERSION_UNSUPPORTED"
+    assert dict(detail.metadata) == {"rules_version": "earl_of_coventry/2"}
+    fields = expect_invalid(
+        lambda: stub.Replay(
+            pb.ReplayRequest(config=config, seed=SEED, actions=actions, rules_version="ecarte/1")
+        ),
+        "rules_version",
+    )
+    assert fields == [("rules_version", "must be a version of earl_of_coventry")]
+
+
 # ---------------------------------------------------------------- ViewState / Replay
 
 

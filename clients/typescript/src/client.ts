@@ -328,7 +328,9 @@ export class RefereeClient {
   /**
    * Referee a whole list of actions from the start: each verdict and the hash chain;
    * `includeLog` also returns the game as a GameLog (`log`), what `referee verify` checks.
-   * `timeoutMs` is this call's deadline instead of the client's (a long replay).
+   * `rulesVersion` (a stored log's) replays under that version or fails
+   * (RULES_VERSION_UNSUPPORTED); `timeoutMs` is this call's deadline instead of the
+   * client's (a long replay).
    */
   async replay(
     config: GameConfig,
@@ -338,12 +340,17 @@ export class RefereeClient {
       seatEntropy?: Uint8Array[];
       includeEvents?: boolean;
       includeLog?: boolean;
+      rulesVersion?: string;
       timeoutMs?: number;
     } = {},
   ): Promise<ReplayResponse> {
-    const { seatEntropy, includeEvents, includeLog, timeoutMs } = options;
+    const { seatEntropy, includeEvents, includeLog, rulesVersion, timeoutMs } = options;
     return this.call(
-      (o) => this.stub.replay({ config, seed, actions, seatEntropy, includeEvents, includeLog }, o),
+      (o) =>
+        this.stub.replay(
+          { config, seed, actions, seatEntropy, includeEvents, includeLog, rulesVersion },
+          o,
+        ),
       timeoutMs,
     );
   }

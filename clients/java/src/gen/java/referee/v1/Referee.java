@@ -25956,6 +25956,34 @@ public final class Referee {
      * @return The includeLog.
      */
     boolean getIncludeLog();
+
+    /**
+     * <pre>
+     * The rules version to replay under, e.g. a stored GameLog's rules_version.
+     * Empty: the version NewGame starts the config's game under on this server
+     * (its newest). A version this server does not serve is refused
+     * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+     * another; one of another game is INVALID_ARGUMENT.
+     * </pre>
+     *
+     * <code>string rules_version = 7;</code>
+     * @return The rulesVersion.
+     */
+    java.lang.String getRulesVersion();
+    /**
+     * <pre>
+     * The rules version to replay under, e.g. a stored GameLog's rules_version.
+     * Empty: the version NewGame starts the config's game under on this server
+     * (its newest). A version this server does not serve is refused
+     * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+     * another; one of another game is INVALID_ARGUMENT.
+     * </pre>
+     *
+     * <code>string rules_version = 7;</code>
+     * @return The bytes for rulesVersion.
+     */
+    com.google.protobuf.ByteString
+        getRulesVersionBytes();
   }
   /**
    * Protobuf type {@code referee.v1.ReplayRequest}
@@ -25973,6 +26001,7 @@ public final class Referee {
       seed_ = com.google.protobuf.ByteString.EMPTY;
       seatEntropy_ = java.util.Collections.emptyList();
       actions_ = java.util.Collections.emptyList();
+      rulesVersion_ = "";
     }
 
     @java.lang.Override
@@ -26140,6 +26169,61 @@ public final class Referee {
       return includeLog_;
     }
 
+    public static final int RULES_VERSION_FIELD_NUMBER = 7;
+    @SuppressWarnings("serial")
+    private volatile java.lang.Object rulesVersion_ = "";
+    /**
+     * <pre>
+     * The rules version to replay under, e.g. a stored GameLog's rules_version.
+     * Empty: the version NewGame starts the config's game under on this server
+     * (its newest). A version this server does not serve is refused
+     * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+     * another; one of another game is INVALID_ARGUMENT.
+     * </pre>
+     *
+     * <code>string rules_version = 7;</code>
+     * @return The rulesVersion.
+     */
+    @java.lang.Override
+    public java.lang.String getRulesVersion() {
+      java.lang.Object ref = rulesVersion_;
+      if (ref instanceof java.lang.String) {
+        return (java.lang.String) ref;
+      } else {
+        com.google.protobuf.ByteString bs = 
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        rulesVersion_ = s;
+        return s;
+      }
+    }
+    /**
+     * <pre>
+     * The rules version to replay under, e.g. a stored GameLog's rules_version.
+     * Empty: the version NewGame starts the config's game under on this server
+     * (its newest). A version this server does not serve is refused
+     * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+     * another; one of another game is INVALID_ARGUMENT.
+     * </pre>
+     *
+     * <code>string rules_version = 7;</code>
+     * @return The bytes for rulesVersion.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getRulesVersionBytes() {
+      java.lang.Object ref = rulesVersion_;
+      if (ref instanceof java.lang.String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        rulesVersion_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+
     private byte memoizedIsInitialized = -1;
     @java.lang.Override
     public final boolean isInitialized() {
@@ -26171,6 +26255,9 @@ public final class Referee {
       }
       if (includeLog_ != false) {
         output.writeBool(6, includeLog_);
+      }
+      if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(rulesVersion_)) {
+        com.google.protobuf.GeneratedMessageV3.writeString(output, 7, rulesVersion_);
       }
       getUnknownFields().writeTo(output);
     }
@@ -26210,6 +26297,9 @@ public final class Referee {
         size += com.google.protobuf.CodedOutputStream
           .computeBoolSize(6, includeLog_);
       }
+      if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(rulesVersion_)) {
+        size += com.google.protobuf.GeneratedMessageV3.computeStringSize(7, rulesVersion_);
+      }
       size += getUnknownFields().getSerializedSize();
       memoizedSize = size;
       return size;
@@ -26240,6 +26330,8 @@ public final class Referee {
           != other.getIncludeEvents()) return false;
       if (getIncludeLog()
           != other.getIncludeLog()) return false;
+      if (!getRulesVersion()
+          .equals(other.getRulesVersion())) return false;
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -26271,6 +26363,8 @@ public final class Referee {
       hash = (37 * hash) + INCLUDE_LOG_FIELD_NUMBER;
       hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
           getIncludeLog());
+      hash = (37 * hash) + RULES_VERSION_FIELD_NUMBER;
+      hash = (53 * hash) + getRulesVersion().hashCode();
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
       return hash;
@@ -26416,6 +26510,7 @@ public final class Referee {
         bitField0_ = (bitField0_ & ~0x00000008);
         includeEvents_ = false;
         includeLog_ = false;
+        rulesVersion_ = "";
         return this;
       }
 
@@ -26480,6 +26575,9 @@ public final class Referee {
         }
         if (((from_bitField0_ & 0x00000020) != 0)) {
           result.includeLog_ = includeLog_;
+        }
+        if (((from_bitField0_ & 0x00000040) != 0)) {
+          result.rulesVersion_ = rulesVersion_;
         }
       }
 
@@ -26575,6 +26673,11 @@ public final class Referee {
         if (other.getIncludeLog() != false) {
           setIncludeLog(other.getIncludeLog());
         }
+        if (!other.getRulesVersion().isEmpty()) {
+          rulesVersion_ = other.rulesVersion_;
+          bitField0_ |= 0x00000040;
+          onChanged();
+        }
         this.mergeUnknownFields(other.getUnknownFields());
         onChanged();
         return this;
@@ -26642,6 +26745,11 @@ public final class Referee {
                 bitField0_ |= 0x00000020;
                 break;
               } // case 48
+              case 58: {
+                rulesVersion_ = input.readStringRequireUtf8();
+                bitField0_ |= 0x00000040;
+                break;
+              } // case 58
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -27227,6 +27335,118 @@ public final class Referee {
       public Builder clearIncludeLog() {
         bitField0_ = (bitField0_ & ~0x00000020);
         includeLog_ = false;
+        onChanged();
+        return this;
+      }
+
+      private java.lang.Object rulesVersion_ = "";
+      /**
+       * <pre>
+       * The rules version to replay under, e.g. a stored GameLog's rules_version.
+       * Empty: the version NewGame starts the config's game under on this server
+       * (its newest). A version this server does not serve is refused
+       * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+       * another; one of another game is INVALID_ARGUMENT.
+       * </pre>
+       *
+       * <code>string rules_version = 7;</code>
+       * @return The rulesVersion.
+       */
+      public java.lang.String getRulesVersion() {
+        java.lang.Object ref = rulesVersion_;
+        if (!(ref instanceof java.lang.String)) {
+          com.google.protobuf.ByteString bs =
+              (com.google.protobuf.ByteString) ref;
+          java.lang.String s = bs.toStringUtf8();
+          rulesVersion_ = s;
+          return s;
+        } else {
+          return (java.lang.String) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The rules version to replay under, e.g. a stored GameLog's rules_version.
+       * Empty: the version NewGame starts the config's game under on this server
+       * (its newest). A version this server does not serve is refused
+       * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+       * another; one of another game is INVALID_ARGUMENT.
+       * </pre>
+       *
+       * <code>string rules_version = 7;</code>
+       * @return The bytes for rulesVersion.
+       */
+      public com.google.protobuf.ByteString
+          getRulesVersionBytes() {
+        java.lang.Object ref = rulesVersion_;
+        if (ref instanceof String) {
+          com.google.protobuf.ByteString b = 
+              com.google.protobuf.ByteString.copyFromUtf8(
+                  (java.lang.String) ref);
+          rulesVersion_ = b;
+          return b;
+        } else {
+          return (com.google.protobuf.ByteString) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The rules version to replay under, e.g. a stored GameLog's rules_version.
+       * Empty: the version NewGame starts the config's game under on this server
+       * (its newest). A version this server does not serve is refused
+       * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+       * another; one of another game is INVALID_ARGUMENT.
+       * </pre>
+       *
+       * <code>string rules_version = 7;</code>
+       * @param value The rulesVersion to set.
+       * @return This builder for chaining.
+       */
+      public Builder setRulesVersion(
+          java.lang.String value) {
+        if (value == null) { throw new NullPointerException(); }
+        rulesVersion_ = value;
+        bitField0_ |= 0x00000040;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The rules version to replay under, e.g. a stored GameLog's rules_version.
+       * Empty: the version NewGame starts the config's game under on this server
+       * (its newest). A version this server does not serve is refused
+       * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+       * another; one of another game is INVALID_ARGUMENT.
+       * </pre>
+       *
+       * <code>string rules_version = 7;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearRulesVersion() {
+        rulesVersion_ = getDefaultInstance().getRulesVersion();
+        bitField0_ = (bitField0_ & ~0x00000040);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The rules version to replay under, e.g. a stored GameLog's rules_version.
+       * Empty: the version NewGame starts the config's game under on this server
+       * (its newest). A version this server does not serve is refused
+       * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
+       * another; one of another game is INVALID_ARGUMENT.
+       * </pre>
+       *
+       * <code>string rules_version = 7;</code>
+       * @param value The bytes for rulesVersion to set.
+       * @return This builder for chaining.
+       */
+      public Builder setRulesVersionBytes(
+          com.google.protobuf.ByteString value) {
+        if (value == null) { throw new NullPointerException(); }
+        checkByteStringIsUtf8(value);
+        rulesVersion_ = value;
+        bitField0_ |= 0x00000040;
         onChanged();
         return this;
       }
@@ -33947,47 +34167,48 @@ public final class Referee {
       "viewer\030\003 \001(\0132\022.referee.v1.Viewer\"w\n\021View" +
       "StateResponse\022\"\n\004view\030\001 \001(\0132\024.referee.v1" +
       ".GameView\022*\n\nscoreboard\030\002 \001(\0132\026.referee." +
-      "v1.Scoreboard\022\022\n\nstate_hash\030\003 \001(\014\"\255\001\n\rRe" +
+      "v1.Scoreboard\022\022\n\nstate_hash\030\003 \001(\014\"\304\001\n\rRe" +
       "playRequest\022&\n\006config\030\001 \001(\0132\026.referee.v1" +
       ".GameConfig\022\014\n\004seed\030\002 \001(\014\022\024\n\014seat_entrop" +
       "y\030\003 \003(\014\022#\n\007actions\030\004 \003(\0132\022.referee.v1.Ac" +
       "tion\022\026\n\016include_events\030\005 \001(\010\022\023\n\013include_" +
-      "log\030\006 \001(\010\"\313\001\n\nReplayStep\022\r\n\005index\030\001 \001(\r\022" +
-      "$\n\007verdict\030\002 \001(\0162\023.referee.v1.Verdict\022)\n" +
-      "\nviolations\030\003 \003(\0132\025.referee.v1.Violation" +
-      "\022&\n\tpenalties\030\004 \003(\0132\023.referee.v1.Penalty" +
-      "\022\022\n\nstate_hash\030\005 \001(\014\022!\n\006events\030\006 \003(\0132\021.r" +
-      "eferee.v1.Event\"\361\001\n\016ReplayResponse\022\024\n\014in" +
-      "itial_hash\030\001 \001(\014\022%\n\005steps\030\002 \003(\0132\026.refere" +
-      "e.v1.ReplayStep\022*\n\013final_state\030\003 \001(\0132\025.r" +
-      "eferee.v1.GameState\022\024\n\014sealed_state\030\004 \001(" +
-      "\014\022\022\n\nfinal_hash\030\005 \001(\014\022*\n\nscoreboard\030\006 \001(" +
-      "\0132\026.referee.v1.Scoreboard\022 \n\003log\030\007 \001(\0132\023" +
-      ".referee.v1.GameLog\"\332\001\n\007GameLog\022\025\n\rrules" +
-      "_version\030\001 \001(\t\022&\n\006config\030\002 \001(\0132\026.referee" +
-      ".v1.GameConfig\022\014\n\004seed\030\003 \001(\014\022\024\n\014seat_ent" +
-      "ropy\030\004 \003(\014\022\027\n\017seed_commitment\030\005 \001(\014\022\024\n\014i" +
-      "nitial_hash\030\006 \001(\014\022)\n\007entries\030\007 \003(\0132\030.ref" +
-      "eree.v1.GameLogEntry\022\022\n\nfinal_hash\030\010 \001(\014" +
-      "\"\200\001\n\014GameLogEntry\022\"\n\006action\030\001 \001(\0132\022.refe" +
-      "ree.v1.Action\022$\n\007verdict\030\002 \001(\0162\023.referee" +
-      ".v1.Verdict\022\022\n\nviolations\030\003 \003(\t\022\022\n\nstate" +
-      "_hash\030\004 \001(\014*\213\001\n\nOptionType\022\033\n\027OPTION_TYP" +
-      "E_UNSPECIFIED\020\000\022\024\n\020OPTION_TYPE_BOOL\020\001\022\027\n" +
-      "\023OPTION_TYPE_INTEGER\020\002\022\024\n\020OPTION_TYPE_EN" +
-      "UM\020\003\022\033\n\027OPTION_TYPE_STRING_LIST\020\0042\314\003\n\016Re" +
-      "fereeService\022H\n\tListGames\022\034.referee.v1.L" +
-      "istGamesRequest\032\035.referee.v1.ListGamesRe" +
-      "sponse\022B\n\007NewGame\022\032.referee.v1.NewGameRe" +
-      "quest\032\033.referee.v1.NewGameResponse\022N\n\013Ap" +
-      "plyAction\022\036.referee.v1.ApplyActionReques" +
-      "t\032\037.referee.v1.ApplyActionResponse\022Q\n\014Le" +
-      "galActions\022\037.referee.v1.LegalActionsRequ" +
-      "est\032 .referee.v1.LegalActionsResponse\022H\n" +
-      "\tViewState\022\034.referee.v1.ViewStateRequest" +
-      "\032\035.referee.v1.ViewStateResponse\022?\n\006Repla" +
-      "y\022\031.referee.v1.ReplayRequest\032\032.referee.v" +
-      "1.ReplayResponseb\006proto3"
+      "log\030\006 \001(\010\022\025\n\rrules_version\030\007 \001(\t\"\313\001\n\nRep" +
+      "layStep\022\r\n\005index\030\001 \001(\r\022$\n\007verdict\030\002 \001(\0162" +
+      "\023.referee.v1.Verdict\022)\n\nviolations\030\003 \003(\013" +
+      "2\025.referee.v1.Violation\022&\n\tpenalties\030\004 \003" +
+      "(\0132\023.referee.v1.Penalty\022\022\n\nstate_hash\030\005 " +
+      "\001(\014\022!\n\006events\030\006 \003(\0132\021.referee.v1.Event\"\361" +
+      "\001\n\016ReplayResponse\022\024\n\014initial_hash\030\001 \001(\014\022" +
+      "%\n\005steps\030\002 \003(\0132\026.referee.v1.ReplayStep\022*" +
+      "\n\013final_state\030\003 \001(\0132\025.referee.v1.GameSta" +
+      "te\022\024\n\014sealed_state\030\004 \001(\014\022\022\n\nfinal_hash\030\005" +
+      " \001(\014\022*\n\nscoreboard\030\006 \001(\0132\026.referee.v1.Sc" +
+      "oreboard\022 \n\003log\030\007 \001(\0132\023.referee.v1.GameL" +
+      "og\"\332\001\n\007GameLog\022\025\n\rrules_version\030\001 \001(\t\022&\n" +
+      "\006config\030\002 \001(\0132\026.referee.v1.GameConfig\022\014\n" +
+      "\004seed\030\003 \001(\014\022\024\n\014seat_entropy\030\004 \003(\014\022\027\n\017see" +
+      "d_commitment\030\005 \001(\014\022\024\n\014initial_hash\030\006 \001(\014" +
+      "\022)\n\007entries\030\007 \003(\0132\030.referee.v1.GameLogEn" +
+      "try\022\022\n\nfinal_hash\030\010 \001(\014\"\200\001\n\014GameLogEntry" +
+      "\022\"\n\006action\030\001 \001(\0132\022.referee.v1.Action\022$\n\007" +
+      "verdict\030\002 \001(\0162\023.referee.v1.Verdict\022\022\n\nvi" +
+      "olations\030\003 \003(\t\022\022\n\nstate_hash\030\004 \001(\014*\213\001\n\nO" +
+      "ptionType\022\033\n\027OPTION_TYPE_UNSPECIFIED\020\000\022\024" +
+      "\n\020OPTION_TYPE_BOOL\020\001\022\027\n\023OPTION_TYPE_INTE" +
+      "GER\020\002\022\024\n\020OPTION_TYPE_ENUM\020\003\022\033\n\027OPTION_TY" +
+      "PE_STRING_LIST\020\0042\314\003\n\016RefereeService\022H\n\tL" +
+      "istGames\022\034.referee.v1.ListGamesRequest\032\035" +
+      ".referee.v1.ListGamesResponse\022B\n\007NewGame" +
+      "\022\032.referee.v1.NewGameRequest\032\033.referee.v" +
+      "1.NewGameResponse\022N\n\013ApplyAction\022\036.refer" +
+      "ee.v1.ApplyActionRequest\032\037.referee.v1.Ap" +
+      "plyActionResponse\022Q\n\014LegalActions\022\037.refe" +
+      "ree.v1.LegalActionsRequest\032 .referee.v1." +
+      "LegalActionsResponse\022H\n\tViewState\022\034.refe" +
+      "ree.v1.ViewStateRequest\032\035.referee.v1.Vie" +
+      "wStateResponse\022?\n\006Replay\022\031.referee.v1.Re" +
+      "playRequest\032\032.referee.v1.ReplayResponseb" +
+      "\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -34115,7 +34336,7 @@ public final class Referee {
     internal_static_referee_v1_ReplayRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_referee_v1_ReplayRequest_descriptor,
-        new java.lang.String[] { "Config", "Seed", "SeatEntropy", "Actions", "IncludeEvents", "IncludeLog", });
+        new java.lang.String[] { "Config", "Seed", "SeatEntropy", "Actions", "IncludeEvents", "IncludeLog", "RulesVersion", });
     internal_static_referee_v1_ReplayStep_descriptor =
       getDescriptor().getMessageTypes().get(20);
     internal_static_referee_v1_ReplayStep_fieldAccessorTable = new

@@ -8,9 +8,13 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * the referee keeps nothing between calls.
  * Errors: illegal actions are verdicts in OK responses. gRPC errors are for
  * broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
- * configuration; details carry google.rpc.BadRequest field violations),
- * FAILED_PRECONDITION (a rules version this server does not serve),
- * RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+ * configuration; details carry google.rpc.BadRequest field violations, or an
+ * ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+ * rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+ * replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+ * CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+ * limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+ * reason (docs/api.md lists them all).
  * </pre>
  */
 @javax.annotation.Generated(
@@ -260,9 +264,13 @@ public final class RefereeServiceGrpc {
    * the referee keeps nothing between calls.
    * Errors: illegal actions are verdicts in OK responses. gRPC errors are for
    * broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-   * configuration; details carry google.rpc.BadRequest field violations),
-   * FAILED_PRECONDITION (a rules version this server does not serve),
-   * RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+   * configuration; details carry google.rpc.BadRequest field violations, or an
+   * ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+   * rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+   * replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+   * CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+   * limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+   * reason (docs/api.md lists them all).
    * </pre>
    */
   public static abstract class RefereeServiceImplBase implements io.grpc.BindableService {
@@ -381,9 +389,13 @@ public final class RefereeServiceGrpc {
    * the referee keeps nothing between calls.
    * Errors: illegal actions are verdicts in OK responses. gRPC errors are for
    * broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-   * configuration; details carry google.rpc.BadRequest field violations),
-   * FAILED_PRECONDITION (a rules version this server does not serve),
-   * RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+   * configuration; details carry google.rpc.BadRequest field violations, or an
+   * ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+   * rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+   * replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+   * CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+   * limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+   * reason (docs/api.md lists them all).
    * </pre>
    */
   public static final class RefereeServiceStub extends io.grpc.stub.AbstractAsyncStub<RefereeServiceStub> {
@@ -471,9 +483,13 @@ public final class RefereeServiceGrpc {
    * the referee keeps nothing between calls.
    * Errors: illegal actions are verdicts in OK responses. gRPC errors are for
    * broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-   * configuration; details carry google.rpc.BadRequest field violations),
-   * FAILED_PRECONDITION (a rules version this server does not serve),
-   * RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+   * configuration; details carry google.rpc.BadRequest field violations, or an
+   * ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+   * rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+   * replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+   * CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+   * limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+   * reason (docs/api.md lists them all).
    * </pre>
    */
   public static final class RefereeServiceBlockingStub extends io.grpc.stub.AbstractBlockingStub<RefereeServiceBlockingStub> {
@@ -555,9 +571,13 @@ public final class RefereeServiceGrpc {
    * the referee keeps nothing between calls.
    * Errors: illegal actions are verdicts in OK responses. gRPC errors are for
    * broken requests: INVALID_ARGUMENT (malformed or impossible state, action or
-   * configuration; details carry google.rpc.BadRequest field violations),
-   * FAILED_PRECONDITION (a rules version this server does not serve),
-   * RESOURCE_EXHAUSTED (overload, limits), UNAUTHENTICATED / PERMISSION_DENIED.
+   * configuration; details carry google.rpc.BadRequest field violations, or an
+   * ErrorInfo for a sealed token that cannot be opened), FAILED_PRECONDITION (a
+   * rules version this server does not serve, RULES_VERSION_UNSUPPORTED: another
+   * replica may; or what this server's policy refuses, STATE_SEAL_REQUIRED and
+   * CLIENT_SEED_REFUSED: no replica takes it), RESOURCE_EXHAUSTED (overload,
+   * limits), UNAUTHENTICATED / PERMISSION_DENIED. Program against the ErrorInfo
+   * reason (docs/api.md lists them all).
    * </pre>
    */
   public static final class RefereeServiceFutureStub extends io.grpc.stub.AbstractFutureStub<RefereeServiceFutureStub> {
