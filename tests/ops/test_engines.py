@@ -334,6 +334,24 @@ def log_to_capture(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(threaded, "log", logs.get_logger("referee.server").bind())
 
 
+def hold_handler_lookups(
+    monkeypatch: pytest.MonkeyPatch, interceptor: Any
+) -> tuple[threading.Event, threading.Event]:
+    """gRPC's serving thread held in the interceptor, where it looks a call's handler up
+    under the server's lock, which gRPC's own stop takes too (its stop then never
+    completes), until the second event is set; the first is set once a call is there."""
+    held, release = threading.Event(), threading.Event()
+    looked_up = interceptor.intercept_service
+
+    def holding(continuation: Any, details: Any) -> Any:
+        held.set()
+        release.wait(TIMEOUT)
+        return looked_up(continuation, details)
+
+    monkeypatch.setattr(interceptor, "intercept_service", holding)
+    return held, release
+
+
 def test_a_threads_stop_that_grpc_never_completes_gives_up_after_its_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -347,20 +365,10 @@ def test_a_threads_stop_that_grpc_never_completes_gives_up_after_its_bound(
 
     monkeypatch.setattr(threaded, "STOP_MARGIN_SECONDS", 0.5)
     settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=0.2, drain_delay_seconds=0)
-    release = threading.Event()
-    held = threading.Event()
     with captured_logs() as out:
         log_to_capture(monkeypatch)
         server = InProcess(settings, engine="threads").start()
-        interceptor = server.server.interceptor
-        looked_up = interceptor.intercept_service
-
-        def holding(continuation: Any, details: Any) -> Any:
-            held.set()
-            release.wait(TIMEOUT)
-            return looked_up(continuation, details)
-
-        monkeypatch.setattr(interceptor, "intercept_service", holding)
+        held, release = hold_handler_lookups(monkeypatch, server.server.interceptor)
         with grpc.insecure_channel(server.address) as ch:
             call = stub(ch).ListGames.future(pb.ListGamesRequest(), timeout=TIMEOUT)
             assert held.wait(TIMEOUT)
@@ -396,8 +404,6 @@ def test_a_threads_stop_that_grpc_never_completes_gives_up_at_the_grace_plus_mar
     grace = 3.0
     monkeypatch.setattr(threaded, "STOP_MARGIN_SECONDS", margin)
     settings = ServerSettings(host="127.0.0.1", port=0, grace_seconds=grace, drain_delay_seconds=0)
-    release = threading.Event()
-    held = threading.Event()
     body = threading.Event()
     with captured_logs():
         log_to_capture(monkeypatch)
@@ -426,16 +432,7 @@ def test_a_threads_stop_that_grpc_never_completes_gives_up_at_the_grace_plus_mar
             while interceptor.in_flight < 1 and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert interceptor.in_flight == 1
-            # gRPC's serving thread held where it looks a call's handler up: its own
-            # stop then never completes.
-            looked_up = interceptor.intercept_service
-
-            def holding(continuation: Any, details: Any) -> Any:
-                held.set()
-                release.wait(TIMEOUT)
-                return looked_up(continuation, details)
-
-            monkeypatch.setattr(interceptor, "intercept_service", holding)
+            held, release = hold_handler_lookups(monkeypatch, interceptor)
             call = stub(ch2).ListGames.future(pb.ListGamesRequest(), timeout=TIMEOUT)
             assert held.wait(TIMEOUT)
             started = time.monotonic()
