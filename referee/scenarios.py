@@ -103,8 +103,29 @@ def common_rank(code: int) -> str:
     return cards_pb2.Rank.Name(code % 13 + 1)
 
 
+def _json_names(value: Any, descriptor: Any) -> Any:
+    """``value`` (JSON data of a message of ``descriptor``) with every field written by
+    its proto name (``cards_in_hand``) renamed to its JSON name (``cardsInHand``), as
+    protobuf's JSON parser accepts both: the partial comparison and the card notation
+    go by the JSON names."""
+    if isinstance(value, list):
+        return [_json_names(v, descriptor) for v in value]
+    if not isinstance(value, dict) or descriptor is None:
+        return value
+    out: dict[str, Any] = {}
+    for key, v in value.items():
+        f = descriptor.fields_by_name.get(key)
+        if f is None:
+            f = next((g for g in descriptor.fields if g.json_name == key), None)
+        if f is None:
+            out[key] = v  # not a field: ParseDict names it
+        else:
+            out[f.json_name] = _json_names(v, f.message_type)
+    return out
+
+
 def _parse(message: Message, data: Any) -> Message:
-    return json_format.ParseDict(_cards_expanded(data), message)
+    return json_format.ParseDict(_cards_expanded(_json_names(data, message.DESCRIPTOR)), message)
 
 
 def _as_dict(message: Message) -> Any:
@@ -114,7 +135,8 @@ def _as_dict(message: Message) -> Any:
 def _partial(expected: Any, actual: Message, path: str) -> list[str]:
     """Mismatches of ``actual`` with the fields written in ``expected`` (JSON data)."""
     normal = _as_dict(_parse(type(actual)(), expected))
-    return _partial_mismatch(_restrict(_cards_expanded(expected), normal), _as_dict(actual), path)
+    raw = _cards_expanded(_json_names(expected, actual.DESCRIPTOR))
+    return _partial_mismatch(_restrict(raw, normal), _as_dict(actual), path)
 
 
 def _restrict(raw: Any, normal: Any) -> Any:
@@ -159,6 +181,31 @@ class Result:
         return not self.failures
 
 
+# The fields of each part of a scenario (docs/scenarios.md): any other key, a misspelt
+# expectation ("ruleIDs", "scoreBoard"), would be silently left unchecked.
+_FIELDS = {
+    "": {"name", "description", "rules", "config", "seed", "start", "steps", "final"},
+    "start": {"events", "scoreboard"},
+    "step": {"action", "verdict", "violations", "ruleIds", "events", "scoreboard", "view"},
+    "view": {"viewer", "expect"},
+    "final": {"scoreboard", "stateHash"},
+}
+
+
+def _fields(value: Any, part: str, where: str) -> dict[str, Any]:
+    """``value`` when it is an object of the fields ``part`` has; else ValueError."""
+    name = where or "the scenario"
+    if not isinstance(value, dict):
+        raise ValueError(f"{name} must be a JSON object, not {type(value).__name__}")
+    unknown = sorted(set(value) - _FIELDS[part])
+    if unknown:
+        raise ValueError(
+            f"{name} has no field {', '.join(map(repr, unknown))} "
+            f"(its fields: {', '.join(sorted(_FIELDS[part]))})"
+        )
+    return value
+
+
 def load(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
@@ -166,6 +213,16 @@ def load(path: Path) -> dict[str, Any]:
 
 def run(scenario: dict[str, Any], backend: Backend, path: str = "") -> Result:
     """Referee one scenario and compare every expectation it writes down."""
+    _fields(scenario, "", "")
+    _fields(scenario.get("start", {}), "start", "start")
+    steps = scenario.get("steps", [])
+    if not isinstance(steps, list):
+        raise ValueError("steps must be a JSON list")
+    for i, step in enumerate(steps):
+        _fields(step, "step", f"steps[{i}]")
+        if "view" in step:
+            _fields(step["view"], "view", f"steps[{i}].view")
+    _fields(scenario.get("final", {}), "final", "final")
     result = Result(scenario.get("name", path), path)
     fail = result.failures.append
     config = _parse(referee_pb2.GameConfig(), scenario["config"])
@@ -218,7 +275,7 @@ def run(scenario: dict[str, Any], backend: Backend, path: str = "") -> Result:
     if "scoreboard" in final:
         for m in _partial(final["scoreboard"], replay.scoreboard, "final.scoreboard"):
             fail(m)
-    if "stateHash" in final and replay.final_hash.hex() != final["stateHash"]:
+    if "stateHash" in final and replay.final_hash.hex() != str(final["stateHash"]).lower():
         fail(f"final: state hash {replay.final_hash.hex()}, expected {final['stateHash']}")
     return result
 
