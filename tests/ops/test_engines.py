@@ -352,6 +352,18 @@ def hold_handler_lookups(
     return held, release
 
 
+def incomplete_stop(server: Any, *then: threading.Event) -> float:
+    """Stop the server, whose stop must give up (return False); the seconds it took.
+    The events ``then`` are set after it, whatever happened."""
+    started = time.monotonic()
+    try:
+        assert server.server.stop() is False
+        return time.monotonic() - started
+    finally:
+        for event in then:
+            event.set()
+
+
 def test_a_threads_stop_that_grpc_never_completes_gives_up_after_its_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -372,12 +384,7 @@ def test_a_threads_stop_that_grpc_never_completes_gives_up_after_its_bound(
         with grpc.insecure_channel(server.address) as ch:
             call = stub(ch).ListGames.future(pb.ListGamesRequest(), timeout=TIMEOUT)
             assert held.wait(TIMEOUT)
-            started = time.monotonic()
-            try:
-                assert server.server.stop() is False
-                waited = time.monotonic() - started
-            finally:
-                release.set()
+            waited = incomplete_stop(server, release)
             assert 0.7 <= waited < TIMEOUT / 2, waited  # the grace and the margin, no more
             # Once the serving thread is back, the held call ends with a status either
             # way (answered, or cancelled by the shutdown that then completes).
@@ -435,13 +442,7 @@ def test_a_threads_stop_that_grpc_never_completes_gives_up_at_the_grace_plus_mar
             held, release = hold_handler_lookups(monkeypatch, interceptor)
             call = stub(ch2).ListGames.future(pb.ListGamesRequest(), timeout=TIMEOUT)
             assert held.wait(TIMEOUT)
-            started = time.monotonic()
-            try:
-                assert server.server.stop() is False
-                waited = time.monotonic() - started
-            finally:
-                release.set()
-                body.set()
+            waited = incomplete_stop(server, release, body)
             with contextlib.suppress(grpc.RpcError):
                 call.result(TIMEOUT)
             with contextlib.suppress(grpc.RpcError):

@@ -6,13 +6,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from grpc_status import rpc_status
 
 from referee.auth import DEFAULT_EXEMPT, TokenError, TokenSet, parse_tokens
 from referee.server import ServerSettings
@@ -20,6 +18,7 @@ from referee.tls import TlsError, TlsFiles
 from referee.v1 import common_pb2, referee_pb2_grpc
 from referee.v1 import referee_pb2 as pb
 
+from ..status_details import error_info
 from .helpers import (
     CONFIG,
     SEED,
@@ -282,14 +281,6 @@ HEALTH = frozenset("/grpc.health.v1.Health/" + m for m in ("Check", "List", "Wat
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
-
-
-def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert [d.Unpack(info) for d in status.details] == [True]
-    return info
 
 
 def test_a_token_may_be_limited_to_some_methods_in_the_file() -> None:

@@ -23,6 +23,8 @@ from referee.v1 import (
     referee_pb2 as pb,
 )
 
+from ..status_details import error_info
+
 SEED = bytes(range(32))
 Stub = referee_pb2_grpc.RefereeServiceStub
 
@@ -398,10 +400,7 @@ def test_a_replay_runs_under_the_rules_version_it_names_or_not_at_all(stub: Stub
             )
         )
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    status = rpc_status.from_call(info.value)
-    assert status is not None
-    detail = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(detail)
+    detail = error_info(info.value)
     assert detail.reason == "RULES_VERSION_UNSUPPORTED"
     assert dict(detail.metadata) == {"rules_version": "earl_of_coventry/2"}
     fields = expect_invalid(
