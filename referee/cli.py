@@ -98,6 +98,24 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _new_game_rules(text: str) -> tuple[str, ...]:
+    """``--new-game-rules``: rules versions this build serves, at most one per game."""
+    from referee.codec import all_codecs
+
+    served = {c.rules.rules_version: c.game_id for c in all_codecs()}
+    versions = tuple(v.strip() for v in text.split(",") if v.strip())
+    games: set[str] = set()
+    for v in versions:
+        if v not in served:
+            raise argparse.ArgumentTypeError(
+                f"{v!r} is not a rules version this build serves ({', '.join(served)})"
+            )
+        if served[v] in games:
+            raise argparse.ArgumentTypeError(f"more than one version of {served[v]}")
+        games.add(served[v])
+    return versions
+
+
 class _Given(argparse._StoreAction):
     """A setting's flag that records, when given, that it was (``_named``)."""
 
@@ -444,6 +462,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         max_replay_actions=args.max_replay_actions,
+        new_game_rules=args.new_game_rules,
         max_concurrent_rpcs=args.max_concurrent_rpcs,
         max_concurrent_replays=args.max_concurrent_replays,
         coalesce_us=args.coalesce_us,
@@ -528,6 +547,16 @@ def _parser() -> argparse.ArgumentParser:
         "100000",
         _int_range(1, 10_000_000),
         "most actions one Replay call may carry",
+    )
+    _add_setting(
+        serve,
+        "--new-game-rules",
+        "NEW_GAME_RULES",
+        "",
+        _new_game_rules,
+        "the rules versions NewGame starts games under, comma-separated, at most one per "
+        "game (default: each game's newest): hold new games on the version every replica "
+        "serves while a rollout that adds one is under way",
     )
     _add_serve_operations(serve)
     serve.set_defaults(serve_parser=serve)
@@ -1110,6 +1139,13 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         hang = s.worker_hang_seconds
         workers += ", a hung worker replaced after " + (f"{hang:g} s" if hang else "never")
     message = _size(s.max_message_bytes)
+    from referee.codec import all_codecs
+    from referee.service import Referee
+
+    referee = Referee(all_codecs(), new_game_rules=s.new_game_rules)
+    starts = [c.rules.rules_version for c in referee.codecs.values()]
+    others = [v for v in referee.by_version if v not in starts]
+    rules = "new games " + ", ".join(starts) + ("; also " + ", ".join(others) if others else "")
     lines = [
         "referee serve: the settings are good",
         f"  service   {address(s.host, s.port)}, TLS {tls}",
@@ -1127,6 +1163,7 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         f"  limits    messages {message}, {s.max_replay_actions} actions a "
         f"Replay, calls in flight a worker {s.max_concurrent_rpcs or 'unlimited'}, Replays "
         f"{s.max_concurrent_replays or 'unlimited'}",
+        f"  rules     {rules}",
         f"  sealing   {sealing}",
         f"  auth      {auth}",
     ]
@@ -1201,11 +1238,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _games() -> int:
-    from referee.codec import all_codecs
+    from referee.codec import all_codecs, newest
 
-    for codec in all_codecs():
+    codecs = all_codecs()
+    for codec in newest(codecs).values():
         r = codec.rules
-        print(f"{r.game_id}  {r.title}  rules {r.rules_version}  seats {r.min_seats}-{r.max_seats}")
+        older = [c.rules.rules_version for c in codecs if c.game_id == r.game_id and c is not codec]
+        also = f" (also judges {', '.join(sorted(older, reverse=True))})" if older else ""
+        print(
+            f"{r.game_id}  {r.title}  rules {r.rules_version}{also}  "
+            f"seats {r.min_seats}-{r.max_seats}"
+        )
         print(f"  {r.rules_document}")
         width = max(len(o.name) for o in r.options)
         for o in r.options:
@@ -1767,11 +1810,11 @@ def _play_games(
 def _check_seat(seat: int, game_config: Any) -> None:
     """``--seat`` is one of the game's seats, when this build knows how many it has (the
     game's defaults as the server's: the same rules); a :class:`_UsageError` when not."""
-    from referee.codec import all_codecs
+    from referee.codec import all_codecs, newest
     from referee.games.base import InvalidInput
 
     game = game_config.WhichOneof("game")
-    codec = next((c for c in all_codecs() if c.game_id == game), None)
+    codec = newest(all_codecs()).get(game or "")
     if codec is None:
         return  # a game this build does not know: the server says
     try:

@@ -114,6 +114,9 @@ class ServerSettings:
     max_message_bytes: int = 16 * 1024 * 1024
     grace_seconds: float = 10.0
     max_replay_actions: int = 100_000
+    # The rules versions NewGame starts games under, where not a game's newest (at most
+    # one per game; held back while a rollout that adds a version is under way).
+    new_game_rules: tuple[str, ...] = ()
     # Sealing (docs/trust.md): key material is never shown in a repr.
     seal_keys: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     require_sealed: bool = False
@@ -701,6 +704,7 @@ class ServerBase:
             Limits(max_replay_actions=settings.max_replay_actions),
             keyring=keyring,
             require_sealed=settings.require_sealed,
+            new_game_rules=settings.new_game_rules,
         )
         # Following the keys file reads it now (the keys of the settings were read when
         # ``referee serve`` started: a worker restarted since takes the file's of now).
@@ -746,7 +750,9 @@ class ServerBase:
             "port": self.port,
             "version": __version__,
             "build": build(),
-            "games": [c.game_id for c in all_codecs()],
+            "games": list(self.referee.codecs),
+            "rules": list(self.referee.by_version),
+            "new_game_rules": [c.rules.rules_version for c in self.referee.codecs.values()],
             "sealing": self._sealing_mode(),
             "tls": "off" if s.tls is None else ("mutual" if s.tls.client_ca else "on"),
             "auth": s.auth.describe() if s.auth is not None else "off",

@@ -27,6 +27,7 @@ from grpc_status import rpc_status
 
 from referee import __version__, metrics
 from referee.coalesce import Coalescer
+from referee.codec import newest, version_number
 from referee.codec.base import GameCodec
 from referee.codec.common import (
     decode_actor,
@@ -183,18 +184,43 @@ class Referee:
         *,
         keyring: Keyring | None = None,
         require_sealed: bool = False,
+        new_game_rules: Sequence[str] = (),
     ) -> None:
         if require_sealed and keyring is None:
             raise ValueError("require_sealed needs sealing keys")
         # Tokens record the policy they were made under; this server opens its own only.
         self.keyring = keyring.with_policy(require_sealed) if keyring is not None else None
         self.require_sealed = require_sealed
-        self.codecs: Mapping[str, GameCodec] = {c.game_id: c for c in codecs}
+        # NewGame (and Replay without a rules version) starts each game under its newest
+        # version, or the one ``new_game_rules`` names (held back during a rollout); a
+        # state or a stored log is judged by the version it names.
+        starts = newest(codecs)
         self.by_version: Mapping[str, GameCodec] = {c.rules.rules_version: c for c in codecs}
+        named: set[str] = set()
+        for version in new_game_rules:
+            codec = self.by_version.get(version)
+            if codec is None:
+                raise ValueError(
+                    f"new games under {version!r}: not a rules version served here ("
+                    + ", ".join(self.by_version)
+                    + ")"
+                )
+            if codec.game_id in named:
+                raise ValueError(f"new games of {codec.game_id}: more than one rules version")
+            named.add(codec.game_id)
+            starts[codec.game_id] = codec
+        self.codecs: Mapping[str, GameCodec] = starts
         self.limits = limits or Limits()
         games = referee_pb2.ListGamesResponse(server_version=__version__)
-        for c in codecs:
-            c.game_info(games.games.add())
+        for game, current in starts.items():
+            info = games.games.add()
+            current.game_info(info)
+            others = sorted(
+                (c for c in codecs if c.game_id == game and c is not current),
+                key=version_number,
+                reverse=True,
+            )
+            info.other_rules_versions.extend(c.rules.rules_version for c in others)
         self._games = games
 
     # ------------------------------------------------------------ helpers

@@ -142,10 +142,19 @@ def verify(
         seat_entropy=log.seat_entropy,
         actions=[e.action for e in log.entries],
         include_events=True,
+        # Under the log's rules, or not at all: judged by another version, every
+        # difference would read as the log's fault.
+        rules_version=log.rules_version,
     )
     try:
         replay = referee.replay(request)
     except RequestError as e:
+        if e.reason == "RULES_VERSION_UNSUPPORTED":
+            return unverifiable(
+                f"the log is of rules {log.rules_version}, which this referee does not "
+                f"play (it plays {', '.join(sorted(referee.by_version))}): verify it with "
+                "a release that does"
+            )
         return diverged(f"the log cannot be replayed: {e.message}")
     seats = len(replay.scoreboard.seats)
     for seat, given in sorted((seat_entropy or {}).items()):

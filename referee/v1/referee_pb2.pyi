@@ -130,7 +130,7 @@ class GameVariant(_message.Message):
     def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., rule_id: _Optional[str] = ..., description: _Optional[str] = ..., settings: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("id", "title", "rules_version", "rules_document", "description", "min_seats", "max_seats", "options", "variants")
+    __slots__ = ("id", "title", "rules_version", "rules_document", "description", "min_seats", "max_seats", "options", "variants", "other_rules_versions")
     ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -140,6 +140,7 @@ class GameInfo(_message.Message):
     MAX_SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    OTHER_RULES_VERSIONS_FIELD_NUMBER: _ClassVar[int]
     id: str
     title: str
     rules_version: str
@@ -149,7 +150,8 @@ class GameInfo(_message.Message):
     max_seats: int
     options: _containers.RepeatedCompositeFieldContainer[GameOption]
     variants: _containers.RepeatedCompositeFieldContainer[GameVariant]
-    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., rules_version: _Optional[str] = ..., rules_document: _Optional[str] = ..., description: _Optional[str] = ..., min_seats: _Optional[int] = ..., max_seats: _Optional[int] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., variants: _Optional[_Iterable[_Union[GameVariant, _Mapping]]] = ...) -> None: ...
+    other_rules_versions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., rules_version: _Optional[str] = ..., rules_document: _Optional[str] = ..., description: _Optional[str] = ..., min_seats: _Optional[int] = ..., max_seats: _Optional[int] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., variants: _Optional[_Iterable[_Union[GameVariant, _Mapping]]] = ..., other_rules_versions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ()

@@ -58,7 +58,9 @@ def test_environment_sets_what_flags_set(monkeypatch: pytest.MonkeyPatch, certs:
     monkeypatch.setenv("REFEREE_TLS_CLIENT_CA", str(certs.ca))
     monkeypatch.setenv("REFEREE_AUTH_TOKENS", f"ci={TOKEN}")
     monkeypatch.setenv("REFEREE_AUTH_EXEMPT", "grpc.health.v1.Health")
+    monkeypatch.setenv("REFEREE_NEW_GAME_RULES", " ecarte/1 ,earl_of_coventry/1")
     s = settings_of(["serve"])
+    assert s.new_game_rules == ("ecarte/1", "earl_of_coventry/1")  # type: ignore[attr-defined]
     assert s.workers == 3 and s.max_concurrent_rpcs == 64  # type: ignore[attr-defined]
     assert s.health_port == 8081 and s.metrics_port == 9090  # type: ignore[attr-defined]
     assert s.tls.client_ca == certs.ca  # type: ignore[attr-defined]
@@ -115,6 +117,8 @@ def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], 
         (["--worker-hang-seconds", "inf"], {}, "not a finite number"),
         ([], {"REFEREE_DRAIN_DELAY_SECONDS": "nan"}, "not a finite number"),
         ([], {"REFEREE_MAX_CONNECTION_AGE_SECONDS": "soon"}, "not a number"),
+        (["--new-game-rules", "ecarte/9"], {}, "'ecarte/9' is not a rules version this build"),
+        ([], {"REFEREE_NEW_GAME_RULES": "ecarte/1, ecarte/1"}, "more than one version of ecarte"),
     ]
 
 
@@ -585,6 +589,7 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
         "opening with ['k2', 'k1']"
     ) in summary
     assert "auth      1 token, 1 limited; no token needed for grpc.health.v1.Health" in summary
+    assert "rules     new games ecarte/1, earl_of_coventry/1\n" in summary
     assert "warning" not in summary  # TLS is on
     assert TOKEN not in summary and keys.read_text().split(":")[1][:20] not in summary
     # Tokens without TLS: said, as serve logs it. Workers left to auto: said so.

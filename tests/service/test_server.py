@@ -151,11 +151,15 @@ def test_cli_version_games_and_health(server_process: Served) -> None:
     # One process serves as worker 0 (its log lines and metrics say so), and no
     # warning about tokens without TLS when there are no tokens.
     assert serving["worker"] == 0 and serving["pid"] == server_process.proc.pid
+    # The rules versions it serves, and those new games start under (docs/deploy.md).
+    assert serving["games"] == ["ecarte", "earl_of_coventry"]
+    assert serving["rules"] == serving["new_game_rules"] == ["ecarte/1", "earl_of_coventry/1"]
     assert server_process.events("auth_without_tls") == []
     games = run("games")
     assert (
         games.returncode == 0 and "earl_of_coventry" in games.stdout and "C-VAR-7" in games.stdout
     )
+    assert "ecarte  Écarté  rules ecarte/1  seats 2-3\n" in games.stdout
     ok = run("health", "--address", f"127.0.0.1:{port_of(server_process)}")
     assert ok.returncode == 0 and "SERVING" in ok.stdout
     server_process.proc.send_signal(signal.SIGTERM)

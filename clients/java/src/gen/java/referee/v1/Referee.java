@@ -10622,7 +10622,8 @@ public final class Referee {
 
     /**
      * <pre>
-     * The rules version states of this game carry, e.g. `ecarte/1`.
+     * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+     * newest this server serves unless its `--new-game-rules` names another.
      * </pre>
      *
      * <code>string rules_version = 3;</code>
@@ -10631,7 +10632,8 @@ public final class Referee {
     java.lang.String getRulesVersion();
     /**
      * <pre>
-     * The rules version states of this game carry, e.g. `ecarte/1`.
+     * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+     * newest this server serves unless its `--new-game-rules` names another.
      * </pre>
      *
      * <code>string rules_version = 3;</code>
@@ -10731,6 +10733,67 @@ public final class Referee {
      */
     referee.v1.Referee.GameVariantOrBuilder getVariantsOrBuilder(
         int index);
+
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @return A list containing the otherRulesVersions.
+     */
+    java.util.List<java.lang.String>
+        getOtherRulesVersionsList();
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @return The count of otherRulesVersions.
+     */
+    int getOtherRulesVersionsCount();
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @param index The index of the element to return.
+     * @return The otherRulesVersions at the given index.
+     */
+    java.lang.String getOtherRulesVersions(int index);
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the otherRulesVersions at the given index.
+     */
+    com.google.protobuf.ByteString
+        getOtherRulesVersionsBytes(int index);
   }
   /**
    * Protobuf type {@code referee.v1.GameInfo}
@@ -10752,6 +10815,7 @@ public final class Referee {
       description_ = "";
       options_ = java.util.Collections.emptyList();
       variants_ = java.util.Collections.emptyList();
+      otherRulesVersions_ = com.google.protobuf.LazyStringArrayList.EMPTY;
     }
 
     @java.lang.Override
@@ -10870,7 +10934,8 @@ public final class Referee {
     private volatile java.lang.Object rulesVersion_ = "";
     /**
      * <pre>
-     * The rules version states of this game carry, e.g. `ecarte/1`.
+     * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+     * newest this server serves unless its `--new-game-rules` names another.
      * </pre>
      *
      * <code>string rules_version = 3;</code>
@@ -10891,7 +10956,8 @@ public final class Referee {
     }
     /**
      * <pre>
-     * The rules version states of this game carry, e.g. `ecarte/1`.
+     * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+     * newest this server serves unless its `--new-game-rules` names another.
      * </pre>
      *
      * <code>string rules_version = 3;</code>
@@ -11102,6 +11168,78 @@ public final class Referee {
       return variants_.get(index);
     }
 
+    public static final int OTHER_RULES_VERSIONS_FIELD_NUMBER = 10;
+    @SuppressWarnings("serial")
+    private com.google.protobuf.LazyStringList otherRulesVersions_;
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @return A list containing the otherRulesVersions.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getOtherRulesVersionsList() {
+      return otherRulesVersions_;
+    }
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @return The count of otherRulesVersions.
+     */
+    public int getOtherRulesVersionsCount() {
+      return otherRulesVersions_.size();
+    }
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @param index The index of the element to return.
+     * @return The otherRulesVersions at the given index.
+     */
+    public java.lang.String getOtherRulesVersions(int index) {
+      return otherRulesVersions_.get(index);
+    }
+    /**
+     * <pre>
+     * The other rules versions of this game that this server serves, newest
+     * first (empty while a game has one version): a state or a `Replay` naming
+     * one is judged by it, and `NewGame` starts none of them. Older versions stay
+     * served so that games in flight finish under their rules; a newer one is
+     * listed here while `--new-game-rules` holds new games on an older version
+     * during a rollout (docs/operations.md).
+     * </pre>
+     *
+     * <code>repeated string other_rules_versions = 10;</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the otherRulesVersions at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getOtherRulesVersionsBytes(int index) {
+      return otherRulesVersions_.getByteString(index);
+    }
+
     private byte memoizedIsInitialized = -1;
     @java.lang.Override
     public final boolean isInitialized() {
@@ -11143,6 +11281,9 @@ public final class Referee {
       for (int i = 0; i < variants_.size(); i++) {
         output.writeMessage(9, variants_.get(i));
       }
+      for (int i = 0; i < otherRulesVersions_.size(); i++) {
+        com.google.protobuf.GeneratedMessageV3.writeString(output, 10, otherRulesVersions_.getRaw(i));
+      }
       getUnknownFields().writeTo(output);
     }
 
@@ -11183,6 +11324,14 @@ public final class Referee {
         size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(9, variants_.get(i));
       }
+      {
+        int dataSize = 0;
+        for (int i = 0; i < otherRulesVersions_.size(); i++) {
+          dataSize += computeStringSizeNoTag(otherRulesVersions_.getRaw(i));
+        }
+        size += dataSize;
+        size += 1 * getOtherRulesVersionsList().size();
+      }
       size += getUnknownFields().getSerializedSize();
       memoizedSize = size;
       return size;
@@ -11216,6 +11365,8 @@ public final class Referee {
           .equals(other.getOptionsList())) return false;
       if (!getVariantsList()
           .equals(other.getVariantsList())) return false;
+      if (!getOtherRulesVersionsList()
+          .equals(other.getOtherRulesVersionsList())) return false;
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -11248,6 +11399,10 @@ public final class Referee {
       if (getVariantsCount() > 0) {
         hash = (37 * hash) + VARIANTS_FIELD_NUMBER;
         hash = (53 * hash) + getVariantsList().hashCode();
+      }
+      if (getOtherRulesVersionsCount() > 0) {
+        hash = (37 * hash) + OTHER_RULES_VERSIONS_FIELD_NUMBER;
+        hash = (53 * hash) + getOtherRulesVersionsList().hashCode();
       }
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
@@ -11399,6 +11554,8 @@ public final class Referee {
           variantsBuilder_.clear();
         }
         bitField0_ = (bitField0_ & ~0x00000100);
+        otherRulesVersions_ = com.google.protobuf.LazyStringArrayList.EMPTY;
+        bitField0_ = (bitField0_ & ~0x00000200);
         return this;
       }
 
@@ -11450,6 +11607,11 @@ public final class Referee {
         } else {
           result.variants_ = variantsBuilder_.build();
         }
+        if (((bitField0_ & 0x00000200) != 0)) {
+          otherRulesVersions_ = otherRulesVersions_.getUnmodifiableView();
+          bitField0_ = (bitField0_ & ~0x00000200);
+        }
+        result.otherRulesVersions_ = otherRulesVersions_;
       }
 
       private void buildPartial0(referee.v1.Referee.GameInfo result) {
@@ -11604,6 +11766,16 @@ public final class Referee {
             }
           }
         }
+        if (!other.otherRulesVersions_.isEmpty()) {
+          if (otherRulesVersions_.isEmpty()) {
+            otherRulesVersions_ = other.otherRulesVersions_;
+            bitField0_ = (bitField0_ & ~0x00000200);
+          } else {
+            ensureOtherRulesVersionsIsMutable();
+            otherRulesVersions_.addAll(other.otherRulesVersions_);
+          }
+          onChanged();
+        }
         this.mergeUnknownFields(other.getUnknownFields());
         onChanged();
         return this;
@@ -11691,6 +11863,12 @@ public final class Referee {
                 }
                 break;
               } // case 74
+              case 82: {
+                java.lang.String s = input.readStringRequireUtf8();
+                ensureOtherRulesVersionsIsMutable();
+                otherRulesVersions_.add(s);
+                break;
+              } // case 82
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -11875,7 +12053,8 @@ public final class Referee {
       private java.lang.Object rulesVersion_ = "";
       /**
        * <pre>
-       * The rules version states of this game carry, e.g. `ecarte/1`.
+       * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+       * newest this server serves unless its `--new-game-rules` names another.
        * </pre>
        *
        * <code>string rules_version = 3;</code>
@@ -11895,7 +12074,8 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version states of this game carry, e.g. `ecarte/1`.
+       * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+       * newest this server serves unless its `--new-game-rules` names another.
        * </pre>
        *
        * <code>string rules_version = 3;</code>
@@ -11916,7 +12096,8 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version states of this game carry, e.g. `ecarte/1`.
+       * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+       * newest this server serves unless its `--new-game-rules` names another.
        * </pre>
        *
        * <code>string rules_version = 3;</code>
@@ -11933,7 +12114,8 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version states of this game carry, e.g. `ecarte/1`.
+       * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+       * newest this server serves unless its `--new-game-rules` names another.
        * </pre>
        *
        * <code>string rules_version = 3;</code>
@@ -11947,7 +12129,8 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version states of this game carry, e.g. `ecarte/1`.
+       * The rules version `NewGame` starts this game under, e.g. `ecarte/1`: the
+       * newest this server serves unless its `--new-game-rules` names another.
        * </pre>
        *
        * <code>string rules_version = 3;</code>
@@ -12670,6 +12853,191 @@ public final class Referee {
           variants_ = null;
         }
         return variantsBuilder_;
+      }
+
+      private com.google.protobuf.LazyStringList otherRulesVersions_ = com.google.protobuf.LazyStringArrayList.EMPTY;
+      private void ensureOtherRulesVersionsIsMutable() {
+        if (!((bitField0_ & 0x00000200) != 0)) {
+          otherRulesVersions_ = new com.google.protobuf.LazyStringArrayList(otherRulesVersions_);
+          bitField0_ |= 0x00000200;
+         }
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @return A list containing the otherRulesVersions.
+       */
+      public com.google.protobuf.ProtocolStringList
+          getOtherRulesVersionsList() {
+        return otherRulesVersions_.getUnmodifiableView();
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @return The count of otherRulesVersions.
+       */
+      public int getOtherRulesVersionsCount() {
+        return otherRulesVersions_.size();
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @param index The index of the element to return.
+       * @return The otherRulesVersions at the given index.
+       */
+      public java.lang.String getOtherRulesVersions(int index) {
+        return otherRulesVersions_.get(index);
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @param index The index of the value to return.
+       * @return The bytes of the otherRulesVersions at the given index.
+       */
+      public com.google.protobuf.ByteString
+          getOtherRulesVersionsBytes(int index) {
+        return otherRulesVersions_.getByteString(index);
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @param index The index to set the value at.
+       * @param value The otherRulesVersions to set.
+       * @return This builder for chaining.
+       */
+      public Builder setOtherRulesVersions(
+          int index, java.lang.String value) {
+        if (value == null) { throw new NullPointerException(); }
+        ensureOtherRulesVersionsIsMutable();
+        otherRulesVersions_.set(index, value);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @param value The otherRulesVersions to add.
+       * @return This builder for chaining.
+       */
+      public Builder addOtherRulesVersions(
+          java.lang.String value) {
+        if (value == null) { throw new NullPointerException(); }
+        ensureOtherRulesVersionsIsMutable();
+        otherRulesVersions_.add(value);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @param values The otherRulesVersions to add.
+       * @return This builder for chaining.
+       */
+      public Builder addAllOtherRulesVersions(
+          java.lang.Iterable<java.lang.String> values) {
+        ensureOtherRulesVersionsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, otherRulesVersions_);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearOtherRulesVersions() {
+        otherRulesVersions_ = com.google.protobuf.LazyStringArrayList.EMPTY;
+        bitField0_ = (bitField0_ & ~0x00000200);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The other rules versions of this game that this server serves, newest
+       * first (empty while a game has one version): a state or a `Replay` naming
+       * one is judged by it, and `NewGame` starts none of them. Older versions stay
+       * served so that games in flight finish under their rules; a newer one is
+       * listed here while `--new-game-rules` holds new games on an older version
+       * during a rollout (docs/operations.md).
+       * </pre>
+       *
+       * <code>repeated string other_rules_versions = 10;</code>
+       * @param value The bytes of the otherRulesVersions to add.
+       * @return This builder for chaining.
+       */
+      public Builder addOtherRulesVersionsBytes(
+          com.google.protobuf.ByteString value) {
+        if (value == null) { throw new NullPointerException(); }
+        checkByteStringIsUtf8(value);
+        ensureOtherRulesVersionsIsMutable();
+        otherRulesVersions_.add(value);
+        onChanged();
+        return this;
       }
       @java.lang.Override
       public final Builder setUnknownFields(
@@ -34126,89 +34494,89 @@ public final class Referee {
       " \001(\t\"{\n\013GameVariant\022\n\n\002id\030\001 \001(\t\022\r\n\005title" +
       "\030\002 \001(\t\022\017\n\007rule_id\030\003 \001(\t\022\023\n\013description\030\004" +
       " \001(\t\022+\n\010settings\030\005 \003(\0132\031.referee.v1.Opti" +
-      "onSetting\"\343\001\n\010GameInfo\022\n\n\002id\030\001 \001(\t\022\r\n\005ti" +
+      "onSetting\"\201\002\n\010GameInfo\022\n\n\002id\030\001 \001(\t\022\r\n\005ti" +
       "tle\030\002 \001(\t\022\025\n\rrules_version\030\003 \001(\t\022\026\n\016rule" +
       "s_document\030\004 \001(\t\022\023\n\013description\030\005 \001(\t\022\021\n" +
       "\tmin_seats\030\006 \001(\r\022\021\n\tmax_seats\030\007 \001(\r\022\'\n\007o" +
       "ptions\030\010 \003(\0132\026.referee.v1.GameOption\022)\n\010" +
-      "variants\030\t \003(\0132\027.referee.v1.GameVariant\"" +
-      "\022\n\020ListGamesRequest\"P\n\021ListGamesResponse" +
-      "\022#\n\005games\030\001 \003(\0132\024.referee.v1.GameInfo\022\026\n" +
-      "\016server_version\030\002 \001(\t\"\177\n\016NewGameRequest\022" +
-      "&\n\006config\030\001 \001(\0132\026.referee.v1.GameConfig\022" +
-      "\014\n\004seed\030\002 \001(\014\022\024\n\014seat_entropy\030\003 \003(\014\022!\n\005v" +
-      "iews\030\004 \003(\0132\022.referee.v1.Viewer\"\242\002\n\017NewGa" +
-      "meResponse\022$\n\005state\030\001 \001(\0132\025.referee.v1.G" +
-      "ameState\022\024\n\014sealed_state\030\002 \001(\014\022\022\n\nstate_" +
-      "hash\030\003 \001(\014\022!\n\006events\030\004 \003(\0132\021.referee.v1." +
-      "Event\022#\n\005views\030\005 \003(\0132\024.referee.v1.GameVi" +
-      "ew\022*\n\nscoreboard\030\006 \001(\0132\026.referee.v1.Scor" +
-      "eboard\022\027\n\017seed_commitment\030\007 \001(\014\022\030\n\020seat_" +
-      "credentials\030\010 \003(\014\022\030\n\020table_credential\030\t " +
-      "\001(\014\"\227\001\n\022ApplyActionRequest\022$\n\005state\030\001 \001(" +
-      "\0132\025.referee.v1.GameState\022\024\n\014sealed_state" +
-      "\030\002 \001(\014\022\"\n\006action\030\003 \001(\0132\022.referee.v1.Acti" +
-      "on\022!\n\005views\030\004 \003(\0132\022.referee.v1.Viewer\"\322\002" +
-      "\n\023ApplyActionResponse\022$\n\007verdict\030\001 \001(\0162\023" +
-      ".referee.v1.Verdict\022)\n\nviolations\030\002 \003(\0132" +
-      "\025.referee.v1.Violation\022&\n\tpenalties\030\003 \003(" +
-      "\0132\023.referee.v1.Penalty\022$\n\005state\030\004 \001(\0132\025." +
-      "referee.v1.GameState\022\024\n\014sealed_state\030\005 \001" +
-      "(\014\022\022\n\nstate_hash\030\006 \001(\014\022!\n\006events\030\007 \003(\0132\021" +
-      ".referee.v1.Event\022#\n\005views\030\010 \003(\0132\024.refer" +
-      "ee.v1.GameView\022*\n\nscoreboard\030\t \001(\0132\026.ref" +
-      "eree.v1.Scoreboard\"s\n\023LegalActionsReques" +
-      "t\022$\n\005state\030\001 \001(\0132\025.referee.v1.GameState\022" +
-      "\024\n\014sealed_state\030\002 \001(\014\022 \n\005actor\030\003 \001(\0132\021.r" +
-      "eferee.v1.Actor\";\n\024LegalActionsResponse\022" +
-      "#\n\007actions\030\001 \003(\0132\022.referee.v1.Action\"r\n\020" +
-      "ViewStateRequest\022$\n\005state\030\001 \001(\0132\025.refere" +
+      "variants\030\t \003(\0132\027.referee.v1.GameVariant\022" +
+      "\034\n\024other_rules_versions\030\n \003(\t\"\022\n\020ListGam" +
+      "esRequest\"P\n\021ListGamesResponse\022#\n\005games\030" +
+      "\001 \003(\0132\024.referee.v1.GameInfo\022\026\n\016server_ve" +
+      "rsion\030\002 \001(\t\"\177\n\016NewGameRequest\022&\n\006config\030" +
+      "\001 \001(\0132\026.referee.v1.GameConfig\022\014\n\004seed\030\002 " +
+      "\001(\014\022\024\n\014seat_entropy\030\003 \003(\014\022!\n\005views\030\004 \003(\013" +
+      "2\022.referee.v1.Viewer\"\242\002\n\017NewGameResponse" +
+      "\022$\n\005state\030\001 \001(\0132\025.referee.v1.GameState\022\024" +
+      "\n\014sealed_state\030\002 \001(\014\022\022\n\nstate_hash\030\003 \001(\014" +
+      "\022!\n\006events\030\004 \003(\0132\021.referee.v1.Event\022#\n\005v" +
+      "iews\030\005 \003(\0132\024.referee.v1.GameView\022*\n\nscor" +
+      "eboard\030\006 \001(\0132\026.referee.v1.Scoreboard\022\027\n\017" +
+      "seed_commitment\030\007 \001(\014\022\030\n\020seat_credential" +
+      "s\030\010 \003(\014\022\030\n\020table_credential\030\t \001(\014\"\227\001\n\022Ap" +
+      "plyActionRequest\022$\n\005state\030\001 \001(\0132\025.refere" +
       "e.v1.GameState\022\024\n\014sealed_state\030\002 \001(\014\022\"\n\006" +
-      "viewer\030\003 \001(\0132\022.referee.v1.Viewer\"w\n\021View" +
-      "StateResponse\022\"\n\004view\030\001 \001(\0132\024.referee.v1" +
-      ".GameView\022*\n\nscoreboard\030\002 \001(\0132\026.referee." +
-      "v1.Scoreboard\022\022\n\nstate_hash\030\003 \001(\014\"\304\001\n\rRe" +
-      "playRequest\022&\n\006config\030\001 \001(\0132\026.referee.v1" +
-      ".GameConfig\022\014\n\004seed\030\002 \001(\014\022\024\n\014seat_entrop" +
-      "y\030\003 \003(\014\022#\n\007actions\030\004 \003(\0132\022.referee.v1.Ac" +
-      "tion\022\026\n\016include_events\030\005 \001(\010\022\023\n\013include_" +
-      "log\030\006 \001(\010\022\025\n\rrules_version\030\007 \001(\t\"\313\001\n\nRep" +
-      "layStep\022\r\n\005index\030\001 \001(\r\022$\n\007verdict\030\002 \001(\0162" +
-      "\023.referee.v1.Verdict\022)\n\nviolations\030\003 \003(\013" +
-      "2\025.referee.v1.Violation\022&\n\tpenalties\030\004 \003" +
-      "(\0132\023.referee.v1.Penalty\022\022\n\nstate_hash\030\005 " +
-      "\001(\014\022!\n\006events\030\006 \003(\0132\021.referee.v1.Event\"\361" +
-      "\001\n\016ReplayResponse\022\024\n\014initial_hash\030\001 \001(\014\022" +
-      "%\n\005steps\030\002 \003(\0132\026.referee.v1.ReplayStep\022*" +
-      "\n\013final_state\030\003 \001(\0132\025.referee.v1.GameSta" +
-      "te\022\024\n\014sealed_state\030\004 \001(\014\022\022\n\nfinal_hash\030\005" +
-      " \001(\014\022*\n\nscoreboard\030\006 \001(\0132\026.referee.v1.Sc" +
-      "oreboard\022 \n\003log\030\007 \001(\0132\023.referee.v1.GameL" +
-      "og\"\332\001\n\007GameLog\022\025\n\rrules_version\030\001 \001(\t\022&\n" +
-      "\006config\030\002 \001(\0132\026.referee.v1.GameConfig\022\014\n" +
-      "\004seed\030\003 \001(\014\022\024\n\014seat_entropy\030\004 \003(\014\022\027\n\017see" +
-      "d_commitment\030\005 \001(\014\022\024\n\014initial_hash\030\006 \001(\014" +
-      "\022)\n\007entries\030\007 \003(\0132\030.referee.v1.GameLogEn" +
-      "try\022\022\n\nfinal_hash\030\010 \001(\014\"\200\001\n\014GameLogEntry" +
-      "\022\"\n\006action\030\001 \001(\0132\022.referee.v1.Action\022$\n\007" +
-      "verdict\030\002 \001(\0162\023.referee.v1.Verdict\022\022\n\nvi" +
-      "olations\030\003 \003(\t\022\022\n\nstate_hash\030\004 \001(\014*\213\001\n\nO" +
-      "ptionType\022\033\n\027OPTION_TYPE_UNSPECIFIED\020\000\022\024" +
-      "\n\020OPTION_TYPE_BOOL\020\001\022\027\n\023OPTION_TYPE_INTE" +
-      "GER\020\002\022\024\n\020OPTION_TYPE_ENUM\020\003\022\033\n\027OPTION_TY" +
-      "PE_STRING_LIST\020\0042\314\003\n\016RefereeService\022H\n\tL" +
-      "istGames\022\034.referee.v1.ListGamesRequest\032\035" +
-      ".referee.v1.ListGamesResponse\022B\n\007NewGame" +
-      "\022\032.referee.v1.NewGameRequest\032\033.referee.v" +
-      "1.NewGameResponse\022N\n\013ApplyAction\022\036.refer" +
-      "ee.v1.ApplyActionRequest\032\037.referee.v1.Ap" +
-      "plyActionResponse\022Q\n\014LegalActions\022\037.refe" +
-      "ree.v1.LegalActionsRequest\032 .referee.v1." +
-      "LegalActionsResponse\022H\n\tViewState\022\034.refe" +
-      "ree.v1.ViewStateRequest\032\035.referee.v1.Vie" +
-      "wStateResponse\022?\n\006Replay\022\031.referee.v1.Re" +
-      "playRequest\032\032.referee.v1.ReplayResponseb" +
-      "\006proto3"
+      "action\030\003 \001(\0132\022.referee.v1.Action\022!\n\005view" +
+      "s\030\004 \003(\0132\022.referee.v1.Viewer\"\322\002\n\023ApplyAct" +
+      "ionResponse\022$\n\007verdict\030\001 \001(\0162\023.referee.v" +
+      "1.Verdict\022)\n\nviolations\030\002 \003(\0132\025.referee." +
+      "v1.Violation\022&\n\tpenalties\030\003 \003(\0132\023.refere" +
+      "e.v1.Penalty\022$\n\005state\030\004 \001(\0132\025.referee.v1" +
+      ".GameState\022\024\n\014sealed_state\030\005 \001(\014\022\022\n\nstat" +
+      "e_hash\030\006 \001(\014\022!\n\006events\030\007 \003(\0132\021.referee.v" +
+      "1.Event\022#\n\005views\030\010 \003(\0132\024.referee.v1.Game" +
+      "View\022*\n\nscoreboard\030\t \001(\0132\026.referee.v1.Sc" +
+      "oreboard\"s\n\023LegalActionsRequest\022$\n\005state" +
+      "\030\001 \001(\0132\025.referee.v1.GameState\022\024\n\014sealed_" +
+      "state\030\002 \001(\014\022 \n\005actor\030\003 \001(\0132\021.referee.v1." +
+      "Actor\";\n\024LegalActionsResponse\022#\n\007actions" +
+      "\030\001 \003(\0132\022.referee.v1.Action\"r\n\020ViewStateR" +
+      "equest\022$\n\005state\030\001 \001(\0132\025.referee.v1.GameS" +
+      "tate\022\024\n\014sealed_state\030\002 \001(\014\022\"\n\006viewer\030\003 \001" +
+      "(\0132\022.referee.v1.Viewer\"w\n\021ViewStateRespo" +
+      "nse\022\"\n\004view\030\001 \001(\0132\024.referee.v1.GameView\022" +
+      "*\n\nscoreboard\030\002 \001(\0132\026.referee.v1.Scorebo" +
+      "ard\022\022\n\nstate_hash\030\003 \001(\014\"\304\001\n\rReplayReques" +
+      "t\022&\n\006config\030\001 \001(\0132\026.referee.v1.GameConfi" +
+      "g\022\014\n\004seed\030\002 \001(\014\022\024\n\014seat_entropy\030\003 \003(\014\022#\n" +
+      "\007actions\030\004 \003(\0132\022.referee.v1.Action\022\026\n\016in" +
+      "clude_events\030\005 \001(\010\022\023\n\013include_log\030\006 \001(\010\022" +
+      "\025\n\rrules_version\030\007 \001(\t\"\313\001\n\nReplayStep\022\r\n" +
+      "\005index\030\001 \001(\r\022$\n\007verdict\030\002 \001(\0162\023.referee." +
+      "v1.Verdict\022)\n\nviolations\030\003 \003(\0132\025.referee" +
+      ".v1.Violation\022&\n\tpenalties\030\004 \003(\0132\023.refer" +
+      "ee.v1.Penalty\022\022\n\nstate_hash\030\005 \001(\014\022!\n\006eve" +
+      "nts\030\006 \003(\0132\021.referee.v1.Event\"\361\001\n\016ReplayR" +
+      "esponse\022\024\n\014initial_hash\030\001 \001(\014\022%\n\005steps\030\002" +
+      " \003(\0132\026.referee.v1.ReplayStep\022*\n\013final_st" +
+      "ate\030\003 \001(\0132\025.referee.v1.GameState\022\024\n\014seal" +
+      "ed_state\030\004 \001(\014\022\022\n\nfinal_hash\030\005 \001(\014\022*\n\nsc" +
+      "oreboard\030\006 \001(\0132\026.referee.v1.Scoreboard\022 " +
+      "\n\003log\030\007 \001(\0132\023.referee.v1.GameLog\"\332\001\n\007Gam" +
+      "eLog\022\025\n\rrules_version\030\001 \001(\t\022&\n\006config\030\002 " +
+      "\001(\0132\026.referee.v1.GameConfig\022\014\n\004seed\030\003 \001(" +
+      "\014\022\024\n\014seat_entropy\030\004 \003(\014\022\027\n\017seed_commitme" +
+      "nt\030\005 \001(\014\022\024\n\014initial_hash\030\006 \001(\014\022)\n\007entrie" +
+      "s\030\007 \003(\0132\030.referee.v1.GameLogEntry\022\022\n\nfin" +
+      "al_hash\030\010 \001(\014\"\200\001\n\014GameLogEntry\022\"\n\006action" +
+      "\030\001 \001(\0132\022.referee.v1.Action\022$\n\007verdict\030\002 " +
+      "\001(\0162\023.referee.v1.Verdict\022\022\n\nviolations\030\003" +
+      " \003(\t\022\022\n\nstate_hash\030\004 \001(\014*\213\001\n\nOptionType\022" +
+      "\033\n\027OPTION_TYPE_UNSPECIFIED\020\000\022\024\n\020OPTION_T" +
+      "YPE_BOOL\020\001\022\027\n\023OPTION_TYPE_INTEGER\020\002\022\024\n\020O" +
+      "PTION_TYPE_ENUM\020\003\022\033\n\027OPTION_TYPE_STRING_" +
+      "LIST\020\0042\314\003\n\016RefereeService\022H\n\tListGames\022\034" +
+      ".referee.v1.ListGamesRequest\032\035.referee.v" +
+      "1.ListGamesResponse\022B\n\007NewGame\022\032.referee" +
+      ".v1.NewGameRequest\032\033.referee.v1.NewGameR" +
+      "esponse\022N\n\013ApplyAction\022\036.referee.v1.Appl" +
+      "yActionRequest\032\037.referee.v1.ApplyActionR" +
+      "esponse\022Q\n\014LegalActions\022\037.referee.v1.Leg" +
+      "alActionsRequest\032 .referee.v1.LegalActio" +
+      "nsResponse\022H\n\tViewState\022\034.referee.v1.Vie" +
+      "wStateRequest\032\035.referee.v1.ViewStateResp" +
+      "onse\022?\n\006Replay\022\031.referee.v1.ReplayReques" +
+      "t\032\032.referee.v1.ReplayResponseb\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -34270,7 +34638,7 @@ public final class Referee {
     internal_static_referee_v1_GameInfo_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_referee_v1_GameInfo_descriptor,
-        new java.lang.String[] { "Id", "Title", "RulesVersion", "RulesDocument", "Description", "MinSeats", "MaxSeats", "Options", "Variants", });
+        new java.lang.String[] { "Id", "Title", "RulesVersion", "RulesDocument", "Description", "MinSeats", "MaxSeats", "Options", "Variants", "OtherRulesVersions", });
     internal_static_referee_v1_ListGamesRequest_descriptor =
       getDescriptor().getMessageTypes().get(9);
     internal_static_referee_v1_ListGamesRequest_fieldAccessorTable = new
