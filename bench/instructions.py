@@ -11,8 +11,9 @@ fixed here, and memory addresses are all that vary). So this is the figure that 
 change of a few percent in the referee's own cost, on any machine. It is not a time:
 cache misses, which dominate inside a loaded server (docs/benchmarks.md), are not in it.
 
-Each figure comes from one run of a child process under callgrind: after a warm-up it
-counts two stretches of calls, one of ``--calls`` calls and one of twice as many, each
+Each figure comes from one run of a child process under callgrind (``--stack``'s rows
+from one run for all of them, one after the other): after a warm-up it counts two
+stretches of calls, one of ``--calls`` calls and one of twice as many, each
 between a zeroing and a dump of callgrind's counters (the child calls two libc functions
 nothing else calls, ``srand48`` and ``lcong48``, and callgrind's ``--zero-before`` and
 ``--dump-before`` name them). The figure is their difference divided by ``--calls``:
@@ -113,10 +114,12 @@ else:
 )
 
 
-# The child of ``--stack``: a ListGames call (a prepared answer) through the threads
-# engine's interceptor and handler wrapper (request id, trailing metadata, the log line
-# recorded, rendered and written to /dev/null: argv[2] "info"; filtered out: "warning"),
-# or the servicer alone (argv[1] "servicer"). The grpc context is a stand-in.
+# The child of ``--stack``, one process for every row of STACK_ROWS (argv[1]: the rows'
+# "kind:level" pairs, comma-separated; each row a warm-up and two stretches, so two dumps
+# a row, in order): a ListGames call (a prepared answer) through the threads engine's
+# interceptor and handler wrapper (request id, trailing metadata, the log line recorded,
+# rendered and written to /dev/null: level "info"; filtered out: "warning"), or the
+# servicer alone (kind "servicer"). The grpc context is a stand-in.
 STACK_CHILD = (
     MARKERS
     + """
@@ -132,7 +135,7 @@ from referee.v1 import referee_pb2
 # also every FLUSH_SECONDS of wall time: under valgrind a call takes longer than that,
 # and the flusher thread's wake-ups made the count depend on how busy the machine was.
 logs.FLUSH_SECONDS = 1e9
-logs.configure(sys.argv[2], "json", open(os.devnull, "w"))
+devnull = open(os.devnull, "w")
 servicer = ThreadedRefereeServicer(Referee(all_codecs()))
 request = referee_pb2.ListGamesRequest()
 metadata = (("user-agent", "grpc-python/1.85"),)
@@ -158,18 +161,22 @@ def servicer_only():
 def stack():
     interceptor.intercept_service(lambda _: handler, details).unary_unary(request, context)
 
-one = servicer_only if sys.argv[1] == "servicer" else stack
-for _ in range(int(sys.argv[4])):
-    one()
-logs.flush()
-serving_gc()
-# logs.flush: the lines rendered and written in the stretch that made them.
-stretch(int(sys.argv[3]), one, logs.flush)
-stretch(2 * int(sys.argv[3]), one, logs.flush)
+calls = int(sys.argv[2])
+for row in sys.argv[1].split(","):
+    kind, level = row.split(":")
+    logs.configure(level, "json", devnull)
+    one = servicer_only if kind == "servicer" else stack
+    for _ in range(int(sys.argv[3])):
+        one()
+    logs.flush()
+    serving_gc()
+    # logs.flush: the lines rendered and written in the stretch that made them.
+    stretch(calls, one, logs.flush)
+    stretch(2 * calls, one, logs.flush)
 """
 )
 STACK_ROWS = {
-    # row: (child argv[1], argv[2])
+    # row: (the child's kind, log level)
     "servicer alone (ListGames)": ("servicer", "info"),
     "+ interceptor, request id": ("stack", "warning"),
     "+ the log line": ("stack", "info"),
@@ -191,11 +198,11 @@ class Counts:
     data_misses: int = 0  # last-level misses reading or writing data
 
 
-def _stretches(out: Path) -> list[dict[str, int]]:
-    """The two stretches a child counted: the events of each dump ``OUT.1``, ``OUT.2``."""
+def _stretches(out: Path, count: int = 2) -> list[dict[str, int]]:
+    """The stretches a child counted: the events of each dump ``OUT.1``, ``OUT.2``..."""
     dumps = sorted(out.parent.glob(out.name + ".*"), key=lambda p: int(p.suffix[1:]))
-    if len(dumps) != 2:
-        raise RuntimeError(f"callgrind wrote {len(dumps)} dumps, not 2: {dumps}")
+    if len(dumps) != count:
+        raise RuntimeError(f"callgrind wrote {len(dumps)} dumps, not {count}: {dumps}")
     counted = []
     for dump in dumps:
         text = dump.read_text()
@@ -209,14 +216,18 @@ def _stretches(out: Path) -> list[dict[str, int]]:
 
 def collected(game: str, rpc: str, calls: int, cold: str = "warm") -> tuple[Counts, Counts]:
     """What callgrind counted in the two stretches of a child (of a request of
-    ``rpc_requests``, or with ``game`` "stack" the row ``rpc`` of STACK_ROWS): warm,
-    ``calls`` calls then ``2 * calls``; with ``cold`` "cold", under the simulated caches,
-    ``calls`` times EVICT bytes copied, then the same with a call after each copy."""
-    if game == "stack":
-        args = ["-c", STACK_CHILD, *STACK_ROWS[rpc], str(calls), str(WARM_UP)]
-    else:
-        args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP), cold, str(EVICT)]
+    ``rpc_requests``): warm, ``calls`` calls then ``2 * calls``; with ``cold`` "cold",
+    under the simulated caches, ``calls`` times EVICT bytes copied, then the same with
+    a call after each copy."""
+    args = ["-c", CHILD, BENCH, game, rpc, str(calls), str(WARM_UP), cold, str(EVICT)]
     simulate = ["--cache-sim=yes", *CACHES] if cold == "cold" else []
+    fewer, more = _run_child(args, simulate, 2)
+    return fewer, more
+
+
+def _run_child(args: list[str], simulate: list[str], stretches: int) -> list[Counts]:
+    """The counts of each stretch of a child run under callgrind (``args`` after the
+    interpreter's), in order."""
     with tempfile.TemporaryDirectory(prefix="callgrind-") as tmp:
         out = Path(tmp) / "counts"
         # -P: not the current directory first on sys.path, where a checkout's interpreted
@@ -228,17 +239,26 @@ def collected(game: str, rpc: str, calls: int, cold: str = "warm") -> tuple[Coun
         ]  # fmt: skip
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
-        first, second = _stretches(out)
-    fewer, more = (
-        Counts(c["Ir"], c.get("ILmr", 0), c.get("DLmr", 0) + c.get("DLmw", 0))
-        for c in (first, second)
-    )
-    return fewer, more
+        counted = _stretches(out, stretches)
+    return [Counts(c["Ir"], c.get("ILmr", 0), c.get("DLmr", 0) + c.get("DLmw", 0)) for c in counted]
 
 
 def per_call(game: str, rpc: str, calls: int) -> float:
     fewer, more = collected(game, rpc, calls)
     return (more.instructions - fewer.instructions) / calls
+
+
+def stack_per_call(calls: int) -> dict[str, float]:
+    """Instructions a call of each row of STACK_ROWS, all counted in one child (its
+    imports under valgrind are most of its run)."""
+    rows = ",".join(f"{kind}:{level}" for kind, level in STACK_ROWS.values())
+    counts = _run_child(
+        ["-c", STACK_CHILD, rows, str(calls), str(WARM_UP)], [], 2 * len(STACK_ROWS)
+    )
+    return {
+        row: (counts[2 * i + 1].instructions - counts[2 * i].instructions) / calls
+        for i, row in enumerate(STACK_ROWS)
+    }
 
 
 def cold_lines(game: str, rpc: str, calls: int) -> tuple[float, float]:
@@ -292,8 +312,8 @@ def main() -> None:
                 row += f" {code:16,.0f} {data:16,.0f}"
             print(row, flush=True)
     if args.stack:
-        for row in STACK_ROWS:
-            print(f"{'serving stack':18} {row:36} {per_call('stack', row, args.calls):18,.0f}")
+        for row, count in stack_per_call(args.calls).items():
+            print(f"{'serving stack':18} {row:36} {count:18,.0f}")
 
 
 if __name__ == "__main__":
