@@ -1141,10 +1141,12 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     message = _size(s.max_message_bytes)
     from referee.codec import all_codecs
     from referee.service import Referee
+    from referee.v1 import referee_pb2
 
     referee = Referee(all_codecs(), new_game_rules=s.new_game_rules)
     starts = [c.rules.rules_version for c in referee.codecs.values()]
-    others = [v for v in referee.by_version if v not in starts]
+    listed = referee.list_games(referee_pb2.ListGamesRequest()).games
+    others = [v for g in listed for v in g.other_rules_versions]
     rules = "new games " + ", ".join(starts) + ("; also " + ", ".join(others) if others else "")
     lines = [
         "referee serve: the settings are good",
@@ -1238,13 +1240,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _games() -> int:
-    from referee.codec import all_codecs, newest
+    from referee.codec import all_codecs, newest, version_number
 
     codecs = all_codecs()
     for codec in newest(codecs).values():
         r = codec.rules
-        older = [c.rules.rules_version for c in codecs if c.game_id == r.game_id and c is not codec]
-        also = f" (also judges {', '.join(sorted(older, reverse=True))})" if older else ""
+        older = sorted(
+            (c for c in codecs if c.game_id == r.game_id and c is not codec),
+            key=version_number,
+            reverse=True,
+        )
+        also = f" (also judges {', '.join(c.rules.rules_version for c in older)})" if older else ""
         print(
             f"{r.game_id}  {r.title}  rules {r.rules_version}{also}  "
             f"seats {r.min_seats}-{r.max_seats}"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from google.protobuf import json_format
 
-from referee.codec import all_codecs
+from referee.codec import all_codecs, version_number
 from referee.errors import RequestError
 from referee.seeds import commitment as commitment_of
 from referee.service import Limits, Referee
@@ -136,6 +136,39 @@ def verify(
             f"{seed_commitment.hex()}, you gave --commitment {commitment.hex()}"
         )
     referee = Referee(all_codecs(), Limits(max_replay_actions=max(1, len(log.entries))))
+    rules_version = log.rules_version
+    unnamed = "" if rules_version else " (this referee's rules)"
+    if not rules_version:
+        # Without its version a log is replayed under the one NewGame starts: where the
+        # game has several, that one only if the log's first state says so, else a log
+        # of an older version would read as a DIVERGENCE of its first deal.
+        game = log.config.WhichOneof("game")
+        versions = [v for v, c in referee.by_version.items() if c.game_id == game]
+        if len(versions) > 1:
+            newest_first = sorted(
+                versions, key=lambda v: version_number(referee.by_version[v]), reverse=True
+            )
+            for version in newest_first:
+                try:
+                    first = referee.replay(
+                        referee_pb2.ReplayRequest(
+                            config=log.config,
+                            seed=log.seed,
+                            seat_entropy=log.seat_entropy,
+                            rules_version=version,
+                        )
+                    )
+                except RequestError:
+                    continue
+                if log.initial_hash and first.initial_hash == log.initial_hash:
+                    rules_version = version
+                    unnamed = " (the version whose first state the log's initialHash is)"
+                    break
+            else:
+                return unverifiable(
+                    f"the log has no rulesVersion, and this referee plays {game} under "
+                    f"{', '.join(sorted(versions))}: nothing says which one refereed it"
+                )
     request = referee_pb2.ReplayRequest(
         config=log.config,
         seed=log.seed,
@@ -144,7 +177,7 @@ def verify(
         include_events=True,
         # Under the log's rules, or not at all: judged by another version, every
         # difference would read as the log's fault.
-        rules_version=log.rules_version,
+        rules_version=rules_version,
     )
     try:
         replay = referee.replay(request)
@@ -291,7 +324,7 @@ def verify(
         return Report(False, lines)
     lines.append(
         f"PARTIAL: {rules_version}"
-        + ("" if log.rules_version else " (this referee's rules)")
+        + unnamed
         + f", {n} actions replayed, the game is {'over' if finished else 'not over'}; "
         "every deal re-derived from the seed, "
         + (

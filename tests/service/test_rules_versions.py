@@ -132,9 +132,12 @@ def test_new_games_under_a_version_not_served_or_two_of_one_game_are_refused(
         Referee([ECARTE, ECARTE_2, EARL_OF_COVENTRY], new_game_rules=versions)
 
 
+Served = tuple[ServerThread, referee_pb2_grpc.RefereeServiceStub]
+
+
 @contextlib.contextmanager
-def serving(**settings: Any) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    """A real server (port 0) serving `ecarte/1` and `ecarte/2`."""
+def serving(**settings: Any) -> Iterator[Served]:
+    """A real server (port 0) serving `ecarte/1` and `ecarte/2`, and a stub of it."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(referee.server, "all_codecs", lambda: [ECARTE, ECARTE_2, EARL_OF_COVENTRY])
         with (
@@ -143,13 +146,29 @@ def serving(**settings: Any) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
             ) as server,
             grpc.insecure_channel(server.address) as channel,
         ):
-            yield referee_pb2_grpc.RefereeServiceStub(channel)
+            yield server, referee_pb2_grpc.RefereeServiceStub(channel)
 
 
 @pytest.fixture(scope="module")
 def stub() -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with serving() as stub:
+    with serving() as (_, stub):
         yield stub
+
+
+def serving_line(server: ServerThread) -> dict[str, Any]:
+    """The fields of the server's ``referee_serving`` log line."""
+    lines: list[dict[str, Any]] = []
+
+    class Log:
+        def info(self, event: str, **fields: Any) -> None:
+            if event == "referee_serving":
+                lines.append(fields)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(referee.server, "log", Log())
+        server.server._log_serving()
+    (fields,) = lines
+    return fields
 
 
 def test_a_rollout_holds_new_games_on_the_version_every_replica_serves() -> None:
@@ -157,7 +176,11 @@ def test_a_rollout_holds_new_games_on_the_version_every_replica_serves() -> None
     upgraded replicas run with `--new-game-rules ecarte/1`, so every game they start
     is one a replica not yet upgraded can judge; a game of `ecarte/2` is still judged
     by its own rules."""
-    with serving(new_game_rules=("ecarte/1",)) as stub:
+    with serving(new_game_rules=("ecarte/1",)) as (server, stub):
+        line = serving_line(server)
+        assert line["games"] == ["ecarte", "earl_of_coventry"]
+        assert line["rules"] == ["ecarte/1", "ecarte/2", "earl_of_coventry/1"]
+        assert line["new_game_rules"] == ["ecarte/1", "earl_of_coventry/1"]
         listed = {g.id: g for g in stub.ListGames(pb.ListGamesRequest()).games}
         assert listed["ecarte"].rules_version == "ecarte/1"
         assert list(listed["ecarte"].other_rules_versions) == ["ecarte/2"]
@@ -261,10 +284,10 @@ def test_a_version_no_longer_served_is_refused_not_misjudged(
     assert "ecarte/1, ecarte/2" in (info.value.details() or "")
 
 
-def verify_with(log: pb.GameLog, codecs: list[Any]) -> verify.Report:
+def verify_with(log: pb.GameLog, codecs: list[Any], partial: bool = False) -> verify.Report:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(verify, "all_codecs", lambda: codecs)
-        return verify.verify(log)
+        return verify.verify(log, partial=partial)
 
 
 def test_verify_calls_a_log_of_a_version_it_does_not_play_not_verifiable() -> None:
@@ -286,4 +309,42 @@ def test_verify_calls_a_log_of_a_version_it_does_not_play_not_verifiable() -> No
     assert report.lines == [
         "NOT VERIFIABLE: the log is of rules ecarte/2, which this referee does not play "
         "(it plays earl_of_coventry/1, ecarte/1): verify it with a release that does"
+    ]
+
+
+def test_check_config_and_games_name_the_other_versions_newest_first(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee import cli, codec
+
+    ecarte_9: Any = OtherVersion(ECARTE, "ecarte/9")
+    ecarte_10: Any = OtherVersion(ECARTE, "ecarte/10")
+    monkeypatch.setattr(
+        codec, "all_codecs", lambda: [ECARTE, ecarte_10, EARL_OF_COVENTRY, ecarte_9]
+    )
+    args = cli._parser().parse_args(["serve", "--new-game-rules", "ecarte/9"])
+    summary = cli._describe_settings(cli._settings(args.serve_parser, args))
+    assert (
+        "  rules     new games ecarte/9, earl_of_coventry/1; also ecarte/10, ecarte/1\n" in summary
+    )
+    capsys.readouterr()
+    assert cli.main(["games"]) == 0
+    assert "rules ecarte/10 (also judges ecarte/9, ecarte/1)  seats" in capsys.readouterr().out
+
+
+def test_verify_partial_finds_the_version_of_a_log_that_does_not_name_it() -> None:
+    """A log without its rulesVersion (``--partial``) of an older version is not a
+    DIVERGENCE of its first deal on a release that plays a newer one too."""
+    referee1 = Referee([ECARTE, EARL_OF_COVENTRY])
+    log = referee1.replay(pb.ReplayRequest(config=CONFIG, seed=SEED, include_log=True)).log
+    log.ClearField("rules_version")
+    report = verify_with(log, [ECARTE, ECARTE_2, EARL_OF_COVENTRY], partial=True)
+    assert report.lines[0].startswith(
+        "PARTIAL: ecarte/1 (the version whose first state the log's initialHash is), "
+    ), report.lines
+    log.ClearField("initial_hash")
+    report = verify_with(log, [ECARTE, ECARTE_2, EARL_OF_COVENTRY], partial=True)
+    assert report.lines == [
+        "NOT VERIFIABLE: the log has no rulesVersion, and this referee plays ecarte under "
+        "ecarte/1, ecarte/2: nothing says which one refereed it"
     ]

@@ -43,6 +43,7 @@ def test_vector_replays_over_the_wire(
             seed=log.seed,
             seat_entropy=log.seat_entropy,
             actions=[e.action for e in log.entries],
+            rules_version=log.rules_version,
         )
     )
     assert reply.initial_hash == log.initial_hash

@@ -47,7 +47,7 @@ func RunVector(ctx context.Context, c *Client, file string) (failures []string, 
 	if err != nil {
 		return nil, 0, err
 	}
-	req := &refereev1.ReplayRequest{Config: log.GetConfig(), Seed: log.GetSeed(), SeatEntropy: log.GetSeatEntropy()}
+	req := &refereev1.ReplayRequest{Config: log.GetConfig(), Seed: log.GetSeed(), SeatEntropy: log.GetSeatEntropy(), RulesVersion: log.GetRulesVersion()}
 	for _, e := range log.GetEntries() {
 		req.Actions = append(req.Actions, e.GetAction())
 	}

@@ -32,7 +32,10 @@ export async function runVector(client: RefereeClient, file: string): Promise<Ve
   }
   if (failures.length > 0 || !log.config) return { file, actions: actions.length, failures };
 
-  const reply = await client.replay(log.config, log.seed, actions, { seatEntropy: log.seatEntropy });
+  const reply = await client.replay(log.config, log.seed, actions, {
+    seatEntropy: log.seatEntropy,
+    rulesVersion: log.rulesVersion,
+  });
   if (hex(reply.initialHash) !== hex(log.initialHash)) {
     failures.push(`initial hash ${hex(reply.initialHash)}, expected ${hex(log.initialHash)}`);
   }

@@ -1700,9 +1700,11 @@ type ReplayRequest struct {
 	IncludeEvents bool `protobuf:"varint,5,opt,name=include_events,json=includeEvents,proto3" json:"include_events,omitempty"`
 	// Also return the game as a GameLog (the record `referee verify` checks).
 	IncludeLog bool `protobuf:"varint,6,opt,name=include_log,json=includeLog,proto3" json:"include_log,omitempty"`
-	// The rules version to replay under, e.g. a stored GameLog's rules_version.
-	// Empty: the version NewGame starts the config's game under on this server
-	// (its newest). A version this server does not serve is refused
+	// The rules version to replay under, e.g. a stored GameLog's rules_version:
+	// send it to rebuild a game that already exists. Empty: the version NewGame
+	// starts the config's game under on this server (its newest, or the one
+	// `--new-game-rules` holds it on), which changes when a release brings a new
+	// version. A version this server does not serve is refused
 	// (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
 	// another; one of another game is INVALID_ARGUMENT.
 	RulesVersion string `protobuf:"bytes,7,opt,name=rules_version,json=rulesVersion,proto3" json:"rules_version,omitempty"`

@@ -851,9 +851,11 @@ export type ReplayRequest = Message<"referee.v1.ReplayRequest"> & {
   includeLog: boolean;
 
   /**
-   * The rules version to replay under, e.g. a stored GameLog's rules_version.
-   * Empty: the version NewGame starts the config's game under on this server
-   * (its newest). A version this server does not serve is refused
+   * The rules version to replay under, e.g. a stored GameLog's rules_version:
+   * send it to rebuild a game that already exists. Empty: the version NewGame
+   * starts the config's game under on this server (its newest, or the one
+   * `--new-game-rules` holds it on), which changes when a release brings a new
+   * version. A version this server does not serve is refused
    * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
    * another; one of another game is INVALID_ARGUMENT.
    *

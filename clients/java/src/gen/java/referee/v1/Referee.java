@@ -26327,9 +26327,11 @@ public final class Referee {
 
     /**
      * <pre>
-     * The rules version to replay under, e.g. a stored GameLog's rules_version.
-     * Empty: the version NewGame starts the config's game under on this server
-     * (its newest). A version this server does not serve is refused
+     * The rules version to replay under, e.g. a stored GameLog's rules_version:
+     * send it to rebuild a game that already exists. Empty: the version NewGame
+     * starts the config's game under on this server (its newest, or the one
+     * `--new-game-rules` holds it on), which changes when a release brings a new
+     * version. A version this server does not serve is refused
      * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
      * another; one of another game is INVALID_ARGUMENT.
      * </pre>
@@ -26340,9 +26342,11 @@ public final class Referee {
     java.lang.String getRulesVersion();
     /**
      * <pre>
-     * The rules version to replay under, e.g. a stored GameLog's rules_version.
-     * Empty: the version NewGame starts the config's game under on this server
-     * (its newest). A version this server does not serve is refused
+     * The rules version to replay under, e.g. a stored GameLog's rules_version:
+     * send it to rebuild a game that already exists. Empty: the version NewGame
+     * starts the config's game under on this server (its newest, or the one
+     * `--new-game-rules` holds it on), which changes when a release brings a new
+     * version. A version this server does not serve is refused
      * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
      * another; one of another game is INVALID_ARGUMENT.
      * </pre>
@@ -26542,9 +26546,11 @@ public final class Referee {
     private volatile java.lang.Object rulesVersion_ = "";
     /**
      * <pre>
-     * The rules version to replay under, e.g. a stored GameLog's rules_version.
-     * Empty: the version NewGame starts the config's game under on this server
-     * (its newest). A version this server does not serve is refused
+     * The rules version to replay under, e.g. a stored GameLog's rules_version:
+     * send it to rebuild a game that already exists. Empty: the version NewGame
+     * starts the config's game under on this server (its newest, or the one
+     * `--new-game-rules` holds it on), which changes when a release brings a new
+     * version. A version this server does not serve is refused
      * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
      * another; one of another game is INVALID_ARGUMENT.
      * </pre>
@@ -26567,9 +26573,11 @@ public final class Referee {
     }
     /**
      * <pre>
-     * The rules version to replay under, e.g. a stored GameLog's rules_version.
-     * Empty: the version NewGame starts the config's game under on this server
-     * (its newest). A version this server does not serve is refused
+     * The rules version to replay under, e.g. a stored GameLog's rules_version:
+     * send it to rebuild a game that already exists. Empty: the version NewGame
+     * starts the config's game under on this server (its newest, or the one
+     * `--new-game-rules` holds it on), which changes when a release brings a new
+     * version. A version this server does not serve is refused
      * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
      * another; one of another game is INVALID_ARGUMENT.
      * </pre>
@@ -27710,9 +27718,11 @@ public final class Referee {
       private java.lang.Object rulesVersion_ = "";
       /**
        * <pre>
-       * The rules version to replay under, e.g. a stored GameLog's rules_version.
-       * Empty: the version NewGame starts the config's game under on this server
-       * (its newest). A version this server does not serve is refused
+       * The rules version to replay under, e.g. a stored GameLog's rules_version:
+       * send it to rebuild a game that already exists. Empty: the version NewGame
+       * starts the config's game under on this server (its newest, or the one
+       * `--new-game-rules` holds it on), which changes when a release brings a new
+       * version. A version this server does not serve is refused
        * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
        * another; one of another game is INVALID_ARGUMENT.
        * </pre>
@@ -27734,9 +27744,11 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version to replay under, e.g. a stored GameLog's rules_version.
-       * Empty: the version NewGame starts the config's game under on this server
-       * (its newest). A version this server does not serve is refused
+       * The rules version to replay under, e.g. a stored GameLog's rules_version:
+       * send it to rebuild a game that already exists. Empty: the version NewGame
+       * starts the config's game under on this server (its newest, or the one
+       * `--new-game-rules` holds it on), which changes when a release brings a new
+       * version. A version this server does not serve is refused
        * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
        * another; one of another game is INVALID_ARGUMENT.
        * </pre>
@@ -27759,9 +27771,11 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version to replay under, e.g. a stored GameLog's rules_version.
-       * Empty: the version NewGame starts the config's game under on this server
-       * (its newest). A version this server does not serve is refused
+       * The rules version to replay under, e.g. a stored GameLog's rules_version:
+       * send it to rebuild a game that already exists. Empty: the version NewGame
+       * starts the config's game under on this server (its newest, or the one
+       * `--new-game-rules` holds it on), which changes when a release brings a new
+       * version. A version this server does not serve is refused
        * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
        * another; one of another game is INVALID_ARGUMENT.
        * </pre>
@@ -27780,9 +27794,11 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version to replay under, e.g. a stored GameLog's rules_version.
-       * Empty: the version NewGame starts the config's game under on this server
-       * (its newest). A version this server does not serve is refused
+       * The rules version to replay under, e.g. a stored GameLog's rules_version:
+       * send it to rebuild a game that already exists. Empty: the version NewGame
+       * starts the config's game under on this server (its newest, or the one
+       * `--new-game-rules` holds it on), which changes when a release brings a new
+       * version. A version this server does not serve is refused
        * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
        * another; one of another game is INVALID_ARGUMENT.
        * </pre>
@@ -27798,9 +27814,11 @@ public final class Referee {
       }
       /**
        * <pre>
-       * The rules version to replay under, e.g. a stored GameLog's rules_version.
-       * Empty: the version NewGame starts the config's game under on this server
-       * (its newest). A version this server does not serve is refused
+       * The rules version to replay under, e.g. a stored GameLog's rules_version:
+       * send it to rebuild a game that already exists. Empty: the version NewGame
+       * starts the config's game under on this server (its newest, or the one
+       * `--new-game-rules` holds it on), which changes when a release brings a new
+       * version. A version this server does not serve is refused
        * (FAILED_PRECONDITION, RULES_VERSION_UNSUPPORTED), never replayed under
        * another; one of another game is INVALID_ARGUMENT.
        * </pre>

@@ -67,7 +67,8 @@ public final class Vectors {
         ReplayRequest.newBuilder()
             .setConfig(log.getConfig())
             .setSeed(log.getSeed())
-            .addAllSeatEntropy(log.getSeatEntropyList());
+            .addAllSeatEntropy(log.getSeatEntropyList())
+            .setRulesVersion(log.getRulesVersion());
     for (GameLogEntry e : log.getEntriesList()) {
       request.addActions(e.getAction());
     }
