@@ -6,7 +6,9 @@ Each vector is a game played by seeded random bots through the in-process
 referee, with some illegal actions mixed in (rejected or penalized), recorded
 by Replay(include_log). The files pin the referee's behaviour byte for byte:
 regenerate them only on purpose (a rules change also bumps the rules version),
-and review the diff.
+and review the diff. Every vector is played under the version NewGame starts (each
+game's newest): a release that brings a second version of a game keeps the old
+version's files as they are, which pin it, and adds files for the new one.
 """
 
 from __future__ import annotations
