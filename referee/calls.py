@@ -174,9 +174,9 @@ class Book:
             metrics.rpc(short, info.game, info.verdict, status, seconds)
             if status == "OK":
                 if short == "ApplyAction" and info.verdict:
-                    metrics.action(info.game, info.verdict)
+                    metrics.action(info.game, info.rules_version, info.verdict)
                 elif short == "Replay" and response is not None:
-                    metrics.replay_steps(info.game, response.steps)
+                    metrics.replay_steps(info.game, info.rules_version, response.steps)
         fields: dict[str, Any] = {
             "method": short,
             "status": status,

@@ -131,14 +131,14 @@ class Metrics:
         )
         self._rpc_children: dict[tuple[str, str, str, str], Any] = {}
         self._latency_children: dict[tuple[str, str], Any] = {}
-        self._action_children: dict[tuple[str, str], Any] = {}
+        self._action_children: dict[tuple[str, str, str], Any] = {}
         # The children whose label values are known in advance, at 0 from the start in
         # both modes: a few series. Not the calls by method, game, verdict and code, nor
         # the latency by method and game: their combinations are many and only some ever
         # happen (those appear with their first call, in both modes alike).
         for codec in all_codecs():
             for verdict in _VERDICTS.values():
-                key = (codec.game_id, verdict)
+                key = (codec.game_id, codec.rules.rules_version, verdict)
                 self._action_children[key] = self.actions.labels(*key)
         for reason in SEAL_REASONS:
             self.sealed_refusals.labels(reason)
@@ -166,20 +166,20 @@ class Metrics:
             hist = self._latency_children[lkey] = self.latency.labels(*lkey)
         hist.observe(seconds)
 
-    def action(self, game: str, verdict: str, count: int = 1) -> None:
-        key = (game, verdict)
+    def action(self, game: str, rules_version: str, verdict: str, count: int = 1) -> None:
+        key = (game, rules_version, verdict)
         child = self._action_children.get(key)
         if child is None:
             child = self._action_children[key] = self.actions.labels(*key)
         child.inc(count)
 
-    def replay_steps(self, game: str, steps: Iterable[Any]) -> None:
+    def replay_steps(self, game: str, rules_version: str, steps: Iterable[Any]) -> None:
         """Count the verdicts of a Replay's steps (messages with a ``verdict`` field)."""
         counts: dict[int, int] = {}
         for step in steps:
             counts[step.verdict] = counts.get(step.verdict, 0) + 1
         for verdict, n in counts.items():
-            self.action(game, _VERDICTS.get(verdict, "unspecified"), n)
+            self.action(game, rules_version, _VERDICTS.get(verdict, "unspecified"), n)
 
     def batch(self, calls: int) -> None:
         """Observe one coalesced batch of ``calls`` calls (a call run at once: 1)."""
@@ -226,8 +226,9 @@ def labelled(registry: Any) -> tuple[Any, Any, Any, Any, Any]:
     )
     actions = Counter(
         "referee_actions",
-        "Actions judged (ApplyAction, and every step of a Replay), by game and verdict",
-        ("game", "verdict"),
+        "Actions judged (ApplyAction, and every step of a Replay), by game, the rules"
+        " version that judged them and verdict",
+        ("game", "rules_version", "verdict"),
         registry=registry,
     )
     sealed_refusals = Counter(

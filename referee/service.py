@@ -70,7 +70,16 @@ class CallInfo:
     """What one RPC did, for its log line and metrics (filled by the Referee). One per
     call: a plain class (no dictionary made for ``extra`` until a field is noted)."""
 
-    __slots__ = ("extra", "game", "method", "request_id", "trace", "verdict", "violations")
+    __slots__ = (
+        "extra",
+        "game",
+        "method",
+        "request_id",
+        "rules_version",
+        "trace",
+        "verdict",
+        "violations",
+    )
 
     def __init__(self, method: str, request_id: str = "") -> None:
         self.method = method
@@ -78,6 +87,7 @@ class CallInfo:
         # tracing is on (referee.tracing); None else.
         self.trace: tuple[str, str] | None = None
         self.game = ""
+        self.rules_version = ""  # the version that judged the call (metrics only)
         self.verdict = ""
         self.violations: tuple[str, ...] = ()
         self.request_id = request_id
@@ -165,10 +175,11 @@ def _note_seal_refusal(reason: str) -> None:
         info.note("seal_refusal", reason)
 
 
-def _note(game: str, verdict: int = 0, violations: Sequence[Any] = ()) -> None:
+def _note(codec: GameCodec, verdict: int = 0, violations: Sequence[Any] = ()) -> None:
     info = CURRENT_CALL.get()
     if info is not None:
-        info.game = game
+        info.game = codec.game_id
+        info.rules_version = codec.rules.rules_version
         if verdict:
             info.verdict = _VERDICT_NAMES[verdict]
             info.violations = tuple(v.code for v in violations)
@@ -446,7 +457,7 @@ class Referee:
     def new_game(self, request: referee_pb2.NewGameRequest) -> referee_pb2.NewGameResponse:
         ring = self.keyring  # one call, one set of keys (see Opened.ring)
         codec = self._codec_for_config(request.config, "config")
-        _note(codec.game_id)
+        _note(codec)
         try:
             config = codec.decode_config(request.config, "config")
         except InvalidInput as e:
@@ -512,7 +523,7 @@ class Referee:
             outcome = rules.apply(opened.state, action)
         except InvalidInput as e:
             raise RequestError.from_invalid(e.prefixed("action")) from None
-        _note(codec.game_id, outcome.verdict, outcome.violations)
+        _note(codec, outcome.verdict, outcome.violations)
         seats = codec.seat_count(opened.state)
         viewers = self._viewers(request.views, seats, "views", opened)
         response = referee_pb2.ApplyActionResponse(verdict=outcome.verdict)
@@ -565,7 +576,7 @@ class Referee:
     ) -> referee_pb2.LegalActionsResponse:
         opened = self.open_state(request.state, request.sealed_state)
         codec = opened.codec
-        _note(codec.game_id)
+        _note(codec)
         actor = None
         if request.HasField("actor"):
             try:
@@ -597,7 +608,7 @@ class Referee:
     def view_state(self, request: referee_pb2.ViewStateRequest) -> referee_pb2.ViewStateResponse:
         opened = self.open_state(request.state, request.sealed_state)
         codec = opened.codec
-        _note(codec.game_id)
+        _note(codec)
         if not request.HasField("viewer"):
             raise invalid("viewer", "is required (a seat, a spectator or the public)")
         (viewer,) = self._viewers(
@@ -632,7 +643,7 @@ class Referee:
             if chosen.game_id != codec.game_id:
                 raise invalid("rules_version", f"must be a version of {codec.game_id}")
             codec = chosen
-        _note(codec.game_id)
+        _note(codec)
         if len(request.actions) > self.limits.max_replay_actions:
             raise RequestError(
                 grpc.StatusCode.INVALID_ARGUMENT,

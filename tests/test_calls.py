@@ -133,8 +133,8 @@ class Recorder:
     def action(self, *args: Any) -> None:
         self.calls.append(("action", *args))
 
-    def replay_steps(self, game: str, steps: Any) -> None:
-        self.calls.append(("replay_steps", game, steps))
+    def replay_steps(self, game: str, rules_version: str, steps: Any) -> None:
+        self.calls.append(("replay_steps", game, rules_version, steps))
 
     def debug(self, event: str, **fields: Any) -> None:
         self.calls.append(("debug", event, fields))
@@ -187,6 +187,7 @@ def test_a_calls_line_and_metrics_say_what_it_did(
 
     def rejected(info: CallInfo) -> None:
         info.game, info.verdict, info.violations = "ecarte", "rejected", ("E-PLAY-4", "E-X")
+        info.rules_version = "ecarte/1"
         info.note("seal_refusal", "STATE_SEAL_INVALID")
 
     token = calls.CLIENT.set("bot-fleet")
@@ -198,7 +199,7 @@ def test_a_calls_line_and_metrics_say_what_it_did(
     replay = type("Replay", (), {"steps": steps})()
 
     def game(info: CallInfo) -> None:
-        info.game = "earl_of_coventry"
+        info.game, info.rules_version = "earl_of_coventry", "earl_of_coventry/1"
 
     _ended(book, "Replay", "OK", replay, fill=game, level=logging.DEBUG)
     _ended(book, "ListGames", "UNAUTHENTICATED")
@@ -260,9 +261,9 @@ def test_a_calls_line_and_metrics_say_what_it_did(
     ]
     assert metrics.calls == [
         ("rpc", "ApplyAction", "ecarte", "rejected", "OK", pytest.approx(0.00123449)),
-        ("action", "ecarte", "rejected"),
+        ("action", "ecarte", "ecarte/1", "rejected"),
         ("rpc", "Replay", "earl_of_coventry", "", "OK", 0.5),
-        ("replay_steps", "earl_of_coventry", steps),
+        ("replay_steps", "earl_of_coventry", "earl_of_coventry/1", steps),
         ("rpc", "ListGames", "", "", "UNAUTHENTICATED", 0.25),
         ("rpc", "ViewState", "", "", "PERMISSION_DENIED", 0.0),
         ("rpc", "ApplyAction", "ecarte", "accepted", "DEADLINE_EXCEEDED", 0.0),

@@ -94,7 +94,8 @@ def test_metrics_after_known_calls() -> None:
     assert rpcs(method="ApplyAction", game=eoc, verdict="rejected", code="OK") == 1
     assert rpcs(method="Replay", game=eoc, code="OK") == 1
     actions = "referee_actions_total"
-    assert sample(samples, actions, game=eoc, verdict="accepted") == 1
+    # The rules version that judged them: what tells when a version is no longer in use.
+    assert sample(samples, actions, game=eoc, rules_version=f"{eoc}/1", verdict="accepted") == 1
     assert sample(samples, actions, game=eoc, verdict="rejected") == 1 + 7
     latency = "referee_rpc_duration_seconds_count"
     assert sample(samples, latency, method="ListGames") == 4
@@ -201,7 +202,10 @@ def test_one_worker_and_two_workers_show_the_same_series() -> None:
             assert zero[f'referee_sealed_token_refusals_total{{reason="{reason}"}}'] == 0
         for game in ("ecarte", "earl_of_coventry"):
             for verdict in ("accepted", "rejected", "penalized"):
-                key = f'referee_actions_total{{game="{game}",verdict="{verdict}"}}'
+                key = (
+                    f'referee_actions_total{{game="{game}",rules_version="{game}/1",'
+                    f'verdict="{verdict}"}}'
+                )
                 assert zero[key] == 0
         assert not [k for k in zero if k.startswith(("referee_rpcs", "referee_rpc_"))]
     for text in called.values():
@@ -319,7 +323,7 @@ def test_buckets_and_the_verdicts_of_replay_steps() -> None:
             out.append(s)
         return out
 
-    metrics.replay_steps("ecarte", steps(1, 1, 2, 3, 3, 3, 0))
+    metrics.replay_steps("ecarte", "ecarte/1", steps(1, 1, 2, 3, 3, 3, 0))
     registry = metrics.exposition_registry()
     assert metrics.exposition_registry() is registry  # the standard collectors added once
     got: dict[str, list[tuple[dict[str, str], float]]] = {}

@@ -136,13 +136,13 @@ Served = tuple[ServerThread, referee_pb2_grpc.RefereeServiceStub]
 
 
 @contextlib.contextmanager
-def serving(**settings: Any) -> Iterator[Served]:
+def serving(metrics: Any = None, **settings: Any) -> Iterator[Served]:
     """A real server (port 0) serving `ecarte/1` and `ecarte/2`, and a stub of it."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(referee.server, "all_codecs", lambda: [ECARTE, ECARTE_2, EARL_OF_COVENTRY])
         with (
             ServerThread(
-                ServerSettings(host="127.0.0.1", port=0, grace_seconds=1, **settings)
+                ServerSettings(host="127.0.0.1", port=0, grace_seconds=1, **settings), metrics
             ) as server,
             grpc.insecure_channel(server.address) as channel,
         ):
@@ -348,3 +348,37 @@ def test_verify_partial_finds_the_version_of_a_log_that_does_not_name_it() -> No
         "NOT VERIFIABLE: the log has no rulesVersion, and this referee plays ecarte under "
         "ecarte/1, ecarte/2: nothing says which one refereed it"
     ]
+
+
+def test_actions_are_counted_by_the_rules_version_that_judged_them() -> None:
+    """`referee_actions_total` has a `rules_version` label: what tells an operator that
+    no game of a version is in flight any more (deploy.md: rolling back, retiring it)."""
+    from referee.metrics import Metrics
+
+    metrics = Metrics()
+    with serving(metrics) as (_, stub):
+        for version in ("ecarte/1", "ecarte/2", "ecarte/2"):
+            state = stub.Replay(
+                pb.ReplayRequest(config=CONFIG, seed=SEED, rules_version=version)
+            ).final_state
+            stub.ApplyAction(pb.ApplyActionRequest(state=state, action=first_legal(stub, state)))
+        first = stub.Replay(pb.ReplayRequest(config=CONFIG, seed=SEED)).final_state
+        stub.Replay(
+            pb.ReplayRequest(
+                config=CONFIG,
+                seed=SEED,
+                rules_version="ecarte/1",
+                actions=[first_legal(stub, first)] * 3,  # accepted, then rejected twice
+            )
+        )
+    judged = {
+        (s.labels["rules_version"], s.labels["verdict"]): s.value
+        for family in metrics.registry.collect()
+        for s in family.samples
+        if s.name == "referee_actions_total" and s.labels["game"] == "ecarte" and s.value
+    }
+    assert judged == {
+        ("ecarte/1", "accepted"): 2,
+        ("ecarte/1", "rejected"): 2,
+        ("ecarte/2", "accepted"): 2,
+    }
