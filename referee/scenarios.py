@@ -4,6 +4,7 @@ A scenario is a JSON file (format in docs/scenarios.md)::
 
     {
       "name": "...", "description": "...", "rules": ["C-PLAY-3", ...],
+      "rulesVersion": "earl_of_coventry/1",
       "config": {"earlOfCoventry": {"seats": 3, "firstDealer": 0}},
       "seed": "<64 hex digits>",
       "start": {"events": [...], "scoreboard": {...}},
@@ -184,7 +185,17 @@ class Result:
 # The fields of each part of a scenario (docs/scenarios.md): any other key, a misspelt
 # expectation ("ruleIDs", "scoreBoard"), would be silently left unchecked.
 _FIELDS = {
-    "": {"name", "description", "rules", "config", "seed", "start", "steps", "final"},
+    "": {
+        "name",
+        "description",
+        "rules",
+        "rulesVersion",
+        "config",
+        "seed",
+        "start",
+        "steps",
+        "final",
+    },
     "start": {"events", "scoreboard"},
     "step": {"action", "verdict", "violations", "ruleIds", "events", "scoreboard", "view"},
     "view": {"viewer", "expect"},
@@ -227,9 +238,17 @@ def run(scenario: dict[str, Any], backend: Backend, path: str = "") -> Result:
     fail = result.failures.append
     config = _parse(referee_pb2.GameConfig(), scenario["config"])
     seed = bytes.fromhex(scenario["seed"])
-    start = backend.NewGame(
-        referee_pb2.NewGameRequest(config=config, seed=seed)  # type: ignore[arg-type]
-    )
+    request = referee_pb2.NewGameRequest(config=config, seed=seed)  # type: ignore[arg-type]
+    version = scenario.get("rulesVersion")
+    if version is not None:  # the public view says which version the game started under
+        request.views.add(public=common_pb2.PublicViewer())
+    start = backend.NewGame(request)
+    if version is not None and start.views[0].rules_version != version:
+        # Every expectation after it may fail for that reason alone: said first.
+        fail(
+            f"start: the game started under rules {start.views[0].rules_version}, "
+            f"the scenario is written for {version}"
+        )
     _check_common(scenario.get("start", {}), start.events, start.scoreboard, "start", fail)
     # The state as the referee returned it: plain, or sealed by a server with a key.
     state, sealed = start.state, start.sealed_state

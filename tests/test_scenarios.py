@@ -100,3 +100,17 @@ def test_the_state_hash_may_be_written_in_either_case() -> None:
     upper["final"]["stateHash"] = replay.final_hash.hex().upper()
     result = scenarios.run(upper, BACKEND)
     assert result.ok, result.failures
+
+
+def test_a_scenario_says_first_when_the_game_started_under_another_rules_version() -> None:
+    """`rulesVersion` names the version a scenario was written for: once a release
+    starts the game under another (`ecarte/2`), the first failure says so."""
+    path = next(p for p in SCENARIOS if p.parent.name == "ecarte")
+    data = scenarios.load(path)
+    same = {**copy.deepcopy(data), "rulesVersion": "ecarte/1"}
+    assert scenarios.run(same, BACKEND).ok
+    other = {**copy.deepcopy(data), "rulesVersion": "ecarte/2"}
+    result = scenarios.run(other, BACKEND)
+    assert result.failures == [
+        "start: the game started under rules ecarte/1, the scenario is written for ecarte/2"
+    ]
