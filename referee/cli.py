@@ -100,19 +100,13 @@ def _names(text: str) -> tuple[str, ...]:
 
 def _new_game_rules(text: str) -> tuple[str, ...]:
     """``--new-game-rules``: rules versions this build serves, at most one per game."""
-    from referee.codec import all_codecs
+    from referee.codec import all_codecs, starting
 
-    served = {c.rules.rules_version: c.game_id for c in all_codecs()}
     versions = tuple(v.strip() for v in text.split(",") if v.strip())
-    games: set[str] = set()
-    for v in versions:
-        if v not in served:
-            raise argparse.ArgumentTypeError(
-                f"{v!r} is not a rules version this build serves ({', '.join(served)})"
-            )
-        if served[v] in games:
-            raise argparse.ArgumentTypeError(f"more than one version of {served[v]}")
-        games.add(served[v])
+    try:
+        starting(all_codecs(), versions)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     return versions
 
 
@@ -1139,15 +1133,14 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         hang = s.worker_hang_seconds
         workers += ", a hung worker replaced after " + (f"{hang:g} s" if hang else "never")
     message = _size(s.max_message_bytes)
-    from referee.codec import all_codecs
-    from referee.service import Referee
-    from referee.v1 import referee_pb2
+    from referee.codec import all_codecs, others, starting
 
-    referee = Referee(all_codecs(), new_game_rules=s.new_game_rules)
-    starts = [c.rules.rules_version for c in referee.codecs.values()]
-    listed = referee.list_games(referee_pb2.ListGamesRequest()).games
-    others = [v for g in listed for v in g.other_rules_versions]
-    rules = "new games " + ", ".join(starts) + ("; also " + ", ".join(others) if others else "")
+    codecs = all_codecs()
+    starts = starting(codecs, s.new_game_rules).values()
+    also = [o.rules.rules_version for c in starts for o in others(codecs, c)]
+    rules = "new games " + ", ".join(c.rules.rules_version for c in starts)
+    if also:
+        rules += "; also " + ", ".join(also)
     lines = [
         "referee serve: the settings are good",
         f"  service   {address(s.host, s.port)}, TLS {tls}",
@@ -1240,17 +1233,13 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _games() -> int:
-    from referee.codec import all_codecs, newest, version_number
+    from referee.codec import all_codecs, newest, others
 
     codecs = all_codecs()
     for codec in newest(codecs).values():
         r = codec.rules
-        older = sorted(
-            (c for c in codecs if c.game_id == r.game_id and c is not codec),
-            key=version_number,
-            reverse=True,
-        )
-        also = f" (also judges {', '.join(c.rules.rules_version for c in older)})" if older else ""
+        older = [c.rules.rules_version for c in others(codecs, codec)]
+        also = f" (also judges {', '.join(older)})" if older else ""
         print(
             f"{r.game_id}  {r.title}  rules {r.rules_version}{also}  "
             f"seats {r.min_seats}-{r.max_seats}"

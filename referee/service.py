@@ -27,7 +27,7 @@ from grpc_status import rpc_status
 
 from referee import __version__, metrics
 from referee.coalesce import Coalescer
-from referee.codec import newest, version_number
+from referee.codec import others, starting
 from referee.codec.base import GameCodec
 from referee.codec.common import (
     decode_actor,
@@ -205,33 +205,14 @@ class Referee:
         # NewGame (and Replay without a rules version) starts each game under its newest
         # version, or the one ``new_game_rules`` names (held back during a rollout); a
         # state or a stored log is judged by the version it names.
-        starts = newest(codecs)
+        self.codecs: Mapping[str, GameCodec] = starting(codecs, new_game_rules)
         self.by_version: Mapping[str, GameCodec] = {c.rules.rules_version: c for c in codecs}
-        named: set[str] = set()
-        for version in new_game_rules:
-            codec = self.by_version.get(version)
-            if codec is None:
-                raise ValueError(
-                    f"new games under {version!r}: not a rules version served here ("
-                    + ", ".join(self.by_version)
-                    + ")"
-                )
-            if codec.game_id in named:
-                raise ValueError(f"new games of {codec.game_id}: more than one rules version")
-            named.add(codec.game_id)
-            starts[codec.game_id] = codec
-        self.codecs: Mapping[str, GameCodec] = starts
         self.limits = limits or Limits()
         games = referee_pb2.ListGamesResponse(server_version=__version__)
-        for game, current in starts.items():
+        for current in self.codecs.values():
             info = games.games.add()
             current.game_info(info)
-            others = sorted(
-                (c for c in codecs if c.game_id == game and c is not current),
-                key=version_number,
-                reverse=True,
-            )
-            info.other_rules_versions.extend(c.rules.rules_version for c in others)
+            info.other_rules_versions.extend(c.rules.rules_version for c in others(codecs, current))
         self._games = games
 
     # ------------------------------------------------------------ helpers

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from google.protobuf import json_format
 
-from referee.codec import all_codecs, version_number
+from referee.codec import all_codecs
 from referee.errors import RequestError
 from referee.seeds import commitment as commitment_of
 from referee.service import Limits, Referee
@@ -145,10 +145,7 @@ def verify(
         game = log.config.WhichOneof("game")
         versions = [v for v, c in referee.by_version.items() if c.game_id == game]
         if len(versions) > 1:
-            newest_first = sorted(
-                versions, key=lambda v: version_number(referee.by_version[v]), reverse=True
-            )
-            for version in newest_first:
+            for version in versions:  # its first state's hash names one, if any
                 try:
                     first = referee.replay(
                         referee_pb2.ReplayRequest(

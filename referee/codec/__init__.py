@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from referee.codec.base import GameCodec
 from referee.codec.earl_of_coventry import CODEC as EARL_OF_COVENTRY
@@ -47,3 +47,32 @@ def newest(codecs: Iterable[GameCodec]) -> dict[str, GameCodec]:
         if current is None or n > version_number(current):
             by_game[codec.game_id] = codec
     return by_game
+
+
+def starting(codecs: Sequence[GameCodec], held: Iterable[str] = ()) -> dict[str, GameCodec]:
+    """The codec ``NewGame`` starts each game under, by game id: its newest, or the
+    version ``held`` names for it (``--new-game-rules``: at most one per game, a version
+    of ``codecs``; else a ValueError)."""
+    starts = newest(codecs)
+    by_version = {c.rules.rules_version: c for c in codecs}
+    named: set[str] = set()
+    for version in held:
+        codec = by_version.get(version)
+        if codec is None:
+            raise ValueError(
+                f"{version!r} is not a rules version served here ({', '.join(by_version)})"
+            )
+        if codec.game_id in named:
+            raise ValueError(f"more than one version of {codec.game_id}")
+        named.add(codec.game_id)
+        starts[codec.game_id] = codec
+    return starts
+
+
+def others(codecs: Iterable[GameCodec], current: GameCodec) -> list[GameCodec]:
+    """The other codecs of ``current``'s game, newest first."""
+    return sorted(
+        (c for c in codecs if c.game_id == current.game_id and c is not current),
+        key=version_number,
+        reverse=True,
+    )

@@ -117,7 +117,7 @@ def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], 
         (["--worker-hang-seconds", "inf"], {}, "not a finite number"),
         ([], {"REFEREE_DRAIN_DELAY_SECONDS": "nan"}, "not a finite number"),
         ([], {"REFEREE_MAX_CONNECTION_AGE_SECONDS": "soon"}, "not a number"),
-        (["--new-game-rules", "ecarte/9"], {}, "'ecarte/9' is not a rules version this build"),
+        (["--new-game-rules", "ecarte/9"], {}, "'ecarte/9' is not a rules version served here"),
         ([], {"REFEREE_NEW_GAME_RULES": "ecarte/1, ecarte/1"}, "more than one version of ecarte"),
     ]
 

@@ -1,6 +1,6 @@
 """Two rules versions of one game on one server (docs/api.md, rules versions):
 `NewGame` starts the newest, a state is judged by the version it carries, a stored log
-replays under its own, `ListGames` names the older ones, and `referee verify` says a
+replays under its own, `ListGames` names the others, and `referee verify` says a
 log of a version it does not play is not verifiable here rather than divergent.
 
 No game has a second version yet, so the second one here is Écarté's own rules under
@@ -121,8 +121,8 @@ def test_list_games_names_the_version_new_games_start_and_the_others() -> None:
 @pytest.mark.parametrize(
     ("versions", "message"),
     [
-        (["ecarte/4"], "new games under 'ecarte/4': not a rules version served here"),
-        (["ecarte/1", "ecarte/2"], "new games of ecarte: more than one rules version"),
+        (["ecarte/4"], "'ecarte/4' is not a rules version served here"),
+        (["ecarte/1", "ecarte/2"], "more than one version of ecarte"),
     ],
 )
 def test_new_games_under_a_version_not_served_or_two_of_one_game_are_refused(
