@@ -1,26 +1,37 @@
 """Write the golden replay vectors of tests/vectors/ (GameLog JSON, docs/trust.md).
 
-    python scripts/make_vectors.py            # rewrite every vector
+    python scripts/make_vectors.py                           # rewrite every vector
+    python scripts/make_vectors.py --rules-version ecarte/2  # add ecarte/2's beside them
 
 Each vector is a game played by seeded random bots through the in-process
 referee, with some illegal actions mixed in (rejected or penalized), recorded
 by Replay(include_log). The files pin the referee's behaviour byte for byte:
 regenerate them only on purpose (a rules change also bumps the rules version),
-and review the diff. Every vector is played under the version NewGame starts (each
-game's newest): a release that brings a second version of a game keeps the old
-version's files as they are, which pin it, and adds files for the new one.
+and review the diff.
+
+Each file is rewritten under the rules version it records, so a release that brings a
+second version of a game leaves the old version's files as they are: they pin it. A
+vector with no file yet is played under its game's newest version, into
+``<name>.json``. ``--rules-version ecarte/2`` plays every Écarté vector under that
+version too, into ``<name>.ecarte-2.json``; later runs rewrite those under it as well.
+A file that records a version this build does not serve stops the script: remove the
+file with the version, or keep the version.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
 
-from referee.codec import all_codecs
+from referee.codec import all_codecs, newest
+from referee.codec.base import GameCodec
 from referee.service import Referee
 from referee.v1 import common_pb2
 from referee.v1 import referee_pb2 as pb
@@ -178,29 +189,118 @@ def play(
     return actions
 
 
-def main() -> None:
-    referee = Referee(all_codecs())
-    OUT.mkdir(parents=True, exist_ok=True)
-    for i, (name, config_json, steps) in enumerate(_vectors()):
-        rng = random.Random(f"vector-{name}")
-        seed = bytes(rng.randrange(256) for _ in range(32))
-        config = json_format.ParseDict(config_json, pb.GameConfig())
-        entropy = [rng.randbytes(8) for _ in range(2)] if i % 2 else []
-        actions = play(referee, config, seed, steps, rng, entropy)
-        replay = referee.replay(
-            pb.ReplayRequest(
-                config=config, seed=seed, seat_entropy=entropy, actions=actions, include_log=True
+def _game(config_json: dict[str, Any]) -> str:
+    """The game id of a vector's GameConfig JSON (``earlOfCoventry`` → ``earl_of_coventry``)."""
+    (key,) = config_json
+    return "".join("_" + c.lower() if c.isupper() else c for c in key)
+
+
+def _recorded(path: Path) -> str:
+    version: str = json.loads(path.read_text())["rulesVersion"]
+    return version
+
+
+def plan(
+    out: Path, codecs: Sequence[GameCodec], added: Sequence[str] = ()
+) -> list[tuple[Path, str, dict[str, Any], int]]:
+    """(file, rules version, GameConfig JSON, steps) of every vector file to write: each
+    existing file under the version it records, a vector with no file under its game's
+    newest version, and every vector of an ``added`` version's game under that version.
+    A version that is not served (recorded in a file, or added) is a ValueError."""
+    served = {c.rules.rules_version: c for c in codecs}
+    starts = newest(codecs)
+    for version in added:
+        if version not in served:
+            raise ValueError(
+                f"{version!r} is not a rules version served here ({', '.join(served)})"
             )
+    files: list[tuple[Path, str, dict[str, Any], int]] = []
+    for name, config_json, steps in _vectors():
+        game = _game(config_json)
+        stem = name.removesuffix(".json")
+        plain = out / name
+        versions: dict[str, Path] = {}
+        others = sorted(out.glob(f"{stem}.*.json"))
+        for path in ([plain] if plain.exists() else []) + others:
+            version = _recorded(path)
+            if version not in served:
+                raise ValueError(
+                    f"{path.name} records {version!r}, which this build does not serve: "
+                    "remove the file with the version, or keep the version"
+                )
+            if served[version].game_id != game:
+                raise ValueError(f"{path.name} records {version!r}, a version of another game")
+            if version in versions:
+                raise ValueError(f"{path.name} and {versions[version].name} record {version!r}")
+            versions[version] = path
+        if not plain.exists():
+            versions.setdefault(starts[game].rules.rules_version, plain)
+        for version in added:
+            if served[version].game_id == game and version not in versions:
+                versions[version] = out / f"{stem}.{version.replace('/', '-')}.json"
+        files.extend((path, version, config_json, steps) for version, path in versions.items())
+    return files
+
+
+def write(
+    codecs: Sequence[GameCodec], path: Path, version: str, config_json: dict[str, Any], steps: int
+) -> str:
+    """Play the vector of ``path.name`` under ``version`` and write it; a line to print."""
+    referee = Referee(codecs, new_game_rules=[version])
+    name = path.name.split(".")[0] + ".json"  # the same bots and seed for every version
+    i = [n for n, _, _ in _vectors()].index(name)
+    rng = random.Random(f"vector-{name}")
+    seed = bytes(rng.randrange(256) for _ in range(32))
+    config = json_format.ParseDict(config_json, pb.GameConfig())
+    entropy = [rng.randbytes(8) for _ in range(2)] if i % 2 else []
+    actions = play(referee, config, seed, steps, rng, entropy)
+    replay = referee.replay(
+        pb.ReplayRequest(
+            config=config,
+            seed=seed,
+            seat_entropy=entropy,
+            actions=actions,
+            include_log=True,
+            rules_version=version,
         )
-        data = json_format.MessageToDict(replay.log)
-        (OUT / name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-        verdicts = [e.verdict for e in replay.log.entries]
-        print(
-            f"{name}: {len(actions)} actions, "
-            f"{verdicts.count(2)} rejected, {verdicts.count(3)} penalized, "
-            f"finished={replay.scoreboard.finished}"
-        )
+    )
+    data = json_format.MessageToDict(replay.log)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    verdicts = [e.verdict for e in replay.log.entries]
+    return (
+        f"{path.name} ({version}): {len(actions)} actions, "
+        f"{verdicts.count(common_pb2.VERDICT_REJECTED)} rejected, "
+        f"{verdicts.count(common_pb2.VERDICT_PENALIZED)} penalized, "
+        f"finished={replay.scoreboard.finished}"
+    )
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    out: Path = OUT,
+    codecs: Sequence[GameCodec] | None = None,
+) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--rules-version",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="also play the vectors of this version's game under it, into "
+        "<name>.<game>-<n>.json (repeatable)",
+    )
+    args = parser.parse_args(argv)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        codecs = all_codecs() if codecs is None else codecs
+        files = plan(out, codecs, args.rules_version)
+    except ValueError as e:
+        print(f"make_vectors: {e}", file=sys.stderr)
+        return 2
+    for path, version, config_json, steps in files:
+        print(write(codecs, path, version, config_json, steps))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
