@@ -35,6 +35,13 @@ def _int_range(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
+def _buffered_bytes(text: str) -> int | None:
+    """``--max-buffered-bytes``: a number of bytes, or ``auto`` (None)."""
+    if text.strip().lower() == "auto":
+        return None
+    return _int_range(1, 2**48)(text)
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -775,6 +782,16 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
     )
     _add_setting(
         web,
+        "--max-buffered-bytes",
+        "GRPC_WEB_MAX_BUFFERED_BYTES",
+        "auto",
+        _buffered_bytes,
+        "request bytes held at once, all connections together (bodies read, not yet "
+        "answered); a call over it is RESOURCE_EXHAUSTED. auto: 64 MiB, or twice the "
+        "largest grpc-web-text body when --max-message-bytes makes that more",
+    )
+    _add_setting(
+        web,
         "--call-timeout-seconds",
         "GRPC_WEB_CALL_TIMEOUT_SECONDS",
         "60",
@@ -886,25 +903,29 @@ def _grpc_web(args: argparse.Namespace) -> int:
     from referee import logs
     from referee.grpcweb import Gateway, GatewaySettings
 
-    settings = GatewaySettings(
-        target=args.target,
-        host=args.host,
-        port=args.port,
-        allow_origins=args.allow_origin,
-        max_message_bytes=args.max_message_bytes,
-        max_connections=args.max_connections,
-        call_timeout_seconds=args.call_timeout_seconds,
-        idle_timeout_seconds=args.idle_timeout_seconds,
-        grace_seconds=args.grace_seconds,
-        drain_delay_seconds=args.drain_delay_seconds,
-        channels=args.channels,
-        tls_cert=cert,
-        tls_key=key,
-        target_credentials=connection.credentials,
-        target_options=tuple(connection.options),
-        metrics_host=args.metrics_host,
-        metrics_port=args.metrics_port,
-    )
+    try:
+        settings = GatewaySettings(
+            target=args.target,
+            host=args.host,
+            port=args.port,
+            allow_origins=args.allow_origin,
+            max_message_bytes=args.max_message_bytes,
+            max_connections=args.max_connections,
+            max_buffered_bytes=args.max_buffered_bytes,
+            call_timeout_seconds=args.call_timeout_seconds,
+            idle_timeout_seconds=args.idle_timeout_seconds,
+            grace_seconds=args.grace_seconds,
+            drain_delay_seconds=args.drain_delay_seconds,
+            channels=args.channels,
+            tls_cert=cert,
+            tls_key=key,
+            target_credentials=connection.credentials,
+            target_options=tuple(connection.options),
+            metrics_host=args.metrics_host,
+            metrics_port=args.metrics_port,
+        )
+    except ValueError as e:
+        return fail(str(e))
     if args.check_config:
         print(_describe_gateway(settings, connection_tls=connection.credentials is not None))
         return 0
@@ -964,7 +985,8 @@ def _describe_gateway(s: Any, *, connection_tls: bool) -> str:
         f"  target    {s.target} over {'TLS' if connection_tls else 'plaintext'}, "
         f"{s.channels} connections",
         f"  origins   {origins}",
-        f"  limits    messages {message}, {s.max_connections} connections, calls "
+        f"  limits    messages {message}, {s.max_connections} connections, requests held "
+        f"{_size(s.buffered_bytes())}, calls "
         f"{s.call_timeout_seconds:g} s, a request whole within {s.idle_timeout_seconds:g} s",
         f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
         f"  metrics   {metrics}",

@@ -17,7 +17,9 @@ and its metadata, in the gRPC-Web framing, with CORS headers for the allowed ori
 Only the unary methods of ``referee.v1.RefereeService`` and ``grpc.health.v1.Health``
 are forwarded; a streaming or unknown method is ``UNIMPLEMENTED``. Requests that are not
 gRPC-Web calls get an HTTP error (415, 405, 411, 400); ``GET /healthz`` answers 200
-while the gateway runs. A request must arrive whole within the idle timeout.
+while the gateway runs. A request must arrive whole within the idle timeout, and the
+request bytes the gateway holds at once, all connections together, are bounded
+(``max_buffered_bytes``): a call that would go over is ``RESOURCE_EXHAUSTED``.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ UNAVAILABLE_MESSAGE: Final = "the gateway cannot reach the Referee server; try a
 # backoff grows to 120 s, so a gateway would answer UNAVAILABLE for up to two
 # minutes after its server came back).
 MAX_RECONNECT_BACKOFF_MS: Final = 5000
+# A request's body is read, and counted against max_buffered_bytes, this much at a time.
+READ_CHUNK: Final = 64 * 1024
+# The default of max_buffered_bytes: this, or two of the largest bodies when more.
+DEFAULT_BUFFERED_BYTES: Final = 64 * 1024 * 1024
 
 
 def unary_methods() -> frozenset[str]:
@@ -107,6 +113,9 @@ class GatewaySettings:
     allow_origins: tuple[str, ...] = ()
     max_message_bytes: int = 16 * 1024 * 1024
     max_connections: int = 256
+    # The request bytes held at once, all connections together: bodies read and not
+    # yet answered. None: DEFAULT_BUFFERED_BYTES, or two of the largest bodies if more.
+    max_buffered_bytes: int | None = None
     call_timeout_seconds: float = 60.0
     idle_timeout_seconds: float = 60.0
     # On stop: GET /healthz answers 503 at once while calls are still served for this
@@ -124,6 +133,27 @@ class GatewaySettings:
     # Prometheus metrics over HTTP on this port (None: off; 0: any free port).
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = None
+
+    def __post_init__(self) -> None:
+        largest = body_limit(self.max_message_bytes, text=True)
+        if self.max_buffered_bytes is not None and self.max_buffered_bytes < largest:
+            raise ValueError(
+                f"--max-buffered-bytes must be at least {largest}: the body of one "
+                "grpc-web-text request of --max-message-bytes"
+            )
+
+    def buffered_bytes(self) -> int:
+        """``max_buffered_bytes``, its default worked out."""
+        if self.max_buffered_bytes is not None:
+            return self.max_buffered_bytes
+        return max(DEFAULT_BUFFERED_BYTES, 2 * body_limit(self.max_message_bytes, text=True))
+
+
+def body_limit(max_message_bytes: int, *, text: bool) -> int:
+    """The largest request body of a message of ``max_message_bytes``: its frame, in
+    base64 for ``grpc-web-text`` (with room for padded pieces and whitespace)."""
+    framed = max_message_bytes + 5
+    return (framed + 2) // 3 * 4 + 1024 if text else framed
 
 
 class GatewayMetrics:
@@ -172,6 +202,12 @@ class GatewayMetrics:
         self.connections = Gauge(
             "referee_grpc_web_connections", "Connections open to the gateway", registry=reg
         )
+        self.buffered = Gauge(
+            "referee_grpc_web_buffered_bytes",
+            "Request bytes the gateway holds, all connections together: bodies read and"
+            " not yet answered (at most --max-buffered-bytes)",
+            registry=reg,
+        )
         info = Gauge(
             "referee_grpc_web_build_info",
             "Always 1; the version of the gateway",
@@ -193,12 +229,37 @@ class GatewayMetrics:
 
 
 class CallError(Exception):
-    """A call the gateway answers itself, with a gRPC status."""
+    """A call the gateway answers itself, with a gRPC status (and, with a ``reason``, a
+    ``google.rpc.ErrorInfo`` in its details, as the server's own refusals carry)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        reason: str = "",
+        metadata: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.reason = reason
+        self.metadata = metadata or {}
+
+    def status_lines(self) -> list[tuple[str, str]]:
+        """Its status as header lines: ``grpc-status``, ``grpc-message``, and
+        ``grpc-status-details-bin`` when it has a reason."""
+        lines = [("grpc-status", str(self.code.value[0]))]
+        if self.message:
+            lines.append(("grpc-message", percent_encode(self.message)))
+        if self.reason:
+            from referee.errors import RequestError
+
+            status = RequestError(
+                self.code, self.message, reason=self.reason, metadata=self.metadata
+            ).to_status()
+            lines += _metadata_lines([("grpc-status-details-bin", status.SerializeToString())])
+        return lines
 
 
 def parse_timeout(text: str) -> float:
@@ -209,7 +270,7 @@ def parse_timeout(text: str) -> float:
     return int(match.group(1)) * _UNITS[match.group(2)]
 
 
-def decode_text(body: bytes) -> bytes:
+def decode_text(body: bytes | bytearray) -> bytes:
     """A ``grpc-web-text`` body: base64, possibly several padded pieces one after another
     (at most ``MAX_TEXT_PIECES``)."""
     data = b"".join(body.split()) if _WHITESPACE.search(body) else body
@@ -245,7 +306,7 @@ def frame(flag: int, payload: bytes) -> bytes:
     return bytes((flag,)) + len(payload).to_bytes(4, "big") + payload
 
 
-def request_message(body: bytes) -> bytes:
+def request_message(body: bytes | bytearray) -> bytes:
     """The one message of a unary call's body (one uncompressed data frame)."""
     if len(body) < 5:
         raise CallError(
@@ -264,7 +325,7 @@ def request_message(body: bytes) -> bytes:
             grpc.StatusCode.INVALID_ARGUMENT,
             "the request body must be exactly one gRPC-Web message frame",
         )
-    return body[5:]
+    return bytes(memoryview(body)[5:])
 
 
 def percent_encode(message: str) -> str:
@@ -560,15 +621,45 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response_only(100)
             self.end_headers()
             self.wfile.flush()  # buffered (wbufsize) until the answer otherwise
-        body = self.rfile.read(length)
-        if len(body) != length:
-            self.close_connection = True
-            return None
-        gateway.enter()
+        # The body is read a chunk at a time, each counted against --max-buffered-bytes
+        # as it arrives (so what is counted is what is held: a client that announces a
+        # large body and sends it slowly holds no more than it has sent). A chunk over
+        # the limit drops the body: the rest is read and dropped, so that the refusal is
+        # an answer on a connection that stays usable, not a reset. The chunks go into one
+        # bytearray (grown in place, where joining pieces would hold the body twice).
+        body = bytearray()
+        held = 0
+        over = False
         try:
-            return self._grpc_reply(text, gateway.call(self.path, body, text, self.headers))
+            left = length
+            while left:
+                piece = self.rfile.read(min(READ_CHUNK, left))
+                if not piece:  # the client closed or was cut at the idle timeout
+                    self.close_connection = True
+                    return None
+                left -= len(piece)
+                if over:
+                    continue
+                if gateway.hold(len(piece)):
+                    held += len(piece)
+                    body += piece
+                else:
+                    over = True
+                    body = bytearray()
+                    gateway.release(held)
+                    held = 0
+            if over:
+                outcome: CallError | _Answer = gateway.buffer_full()
+            else:
+                gateway.enter()
+                try:
+                    outcome = gateway.call(self.path, body, text, self.headers)
+                finally:
+                    gateway.leave()
+            del body
         finally:
-            gateway.leave()
+            gateway.release(held)
+        return self._grpc_reply(text, outcome)
 
     def _grpc_reply(self, text: bool, outcome: CallError | _Answer) -> str:
         """The gRPC-Web answer: a message frame and a trailer frame when the call
@@ -577,11 +668,13 @@ class _Handler(BaseHTTPRequestHandler):
         content_type = "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
         headers = [("Content-Type", content_type), *self._cors()]
         if isinstance(outcome, CallError):
-            log.info("grpc_web_refused", code=outcome.code.name, path=self.path[:200])
-            status = [("grpc-status", str(outcome.code.value[0]))]
-            if outcome.message:
-                status.append(("grpc-message", percent_encode(outcome.message)))
-            self._send(200, [*headers, *status])
+            log.info(
+                "grpc_web_refused",
+                code=outcome.code.name,
+                path=self.path[:200],
+                **({"reason": outcome.reason} if outcome.reason else {}),
+            )
+            self._send(200, [*headers, *outcome.status_lines()])
             return outcome.code.name
         headers += outcome.headers
         if outcome.message is None:  # the server's error: trailers only
@@ -621,6 +714,8 @@ class Gateway:
         self._drain_cut = threading.Event()
         self._lock = threading.Lock()
         self._in_flight = 0
+        self.buffer_limit = settings.buffered_bytes()
+        self._buffered = 0  # request bytes held (hold, release)
         self._connections: set[socket.socket] = set()
         self._tls: ssl.SSLContext | None = None
         self._tls_stamp: tuple[float, float] | None = None
@@ -705,8 +800,33 @@ class Gateway:
     # ------------------------------------------------------------------ calls
 
     def body_limit(self, text: bool) -> int:
-        framed = self.settings.max_message_bytes + 5
-        return (framed + 2) // 3 * 4 + 1024 if text else framed
+        return body_limit(self.settings.max_message_bytes, text=text)
+
+    def hold(self, n: int) -> bool:
+        """Count ``n`` more request bytes held, unless that would go over the limit."""
+        with self._lock:
+            if self._buffered + n > self.buffer_limit:
+                return False
+            self._buffered += n
+        if self.metrics is not None:
+            self.metrics.buffered.inc(n)
+        return True
+
+    def release(self, n: int) -> None:
+        if n:
+            with self._lock:
+                self._buffered -= n
+            if self.metrics is not None:
+                self.metrics.buffered.dec(n)
+
+    def buffer_full(self) -> CallError:
+        return CallError(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"the gateway holds as many request bytes as it may at once "
+            f"({self.buffer_limit}, --max-buffered-bytes); retry with backoff",
+            reason="GATEWAY_BUFFER_FULL",
+            metadata={"limit_bytes": str(self.buffer_limit)},
+        )
 
     def enter(self) -> None:
         with self._lock:
@@ -738,7 +858,9 @@ class Gateway:
             method = known[path] = self._channels[i].unary_unary(path, None, None)
         return method
 
-    def call(self, path: str, body: bytes, text: bool, headers: Any) -> CallError | _Answer:
+    def call(
+        self, path: str, body: bytes | bytearray, text: bool, headers: Any
+    ) -> CallError | _Answer:
         """Forward one call; the server's answer, or the gateway's own refusal."""
         try:
             if path not in self.methods:

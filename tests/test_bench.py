@@ -176,6 +176,20 @@ def test_overhead_bench_runs() -> None:
     ], out  # fmt: skip
 
 
+def test_grpcweb_memory_bench_runs() -> None:
+    out = run(
+        "grpcweb_memory.py", "--clients", "3", "--max-message-bytes", str(1 << 20),
+        "--max-buffered-bytes", "auto", "1400000",
+    )  # fmt: skip
+    rows = re.findall(r"^(auto|1400000)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(.*)$", out, re.M)
+    assert [r[0] for r in rows] == ["auto", "1400000"], out
+    for _, before, peak, _, answers in rows:
+        assert 0 < int(before) <= int(peak), out
+        counts = dict((code, int(n)) for n, code in re.findall(r"(\d+) ([A-Z_]+)", answers))
+        assert sum(counts.values()) == 3 and counts.get("INVALID_ARGUMENT", 0) >= 1, out
+        assert set(counts) <= {"INVALID_ARGUMENT", "RESOURCE_EXHAUSTED"}, out
+
+
 def test_grpcweb_bench_runs() -> None:
     if shutil.which("h2load") is None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")

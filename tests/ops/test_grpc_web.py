@@ -8,6 +8,7 @@ refusals, CORS, limits, HTTPS and a graceful stop.
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import os
 import re
@@ -539,6 +540,99 @@ def test_a_request_over_the_message_limit_is_resource_exhausted(server: ServerTh
         assert "larger than max" in ok.trailers["grpc-message"]
     finally:
         gateway.stop()
+
+
+def _frame(size: int) -> bytes:
+    """A body of one message frame of ``size`` bytes (not a valid request message)."""
+    return b"\x00" + size.to_bytes(4, "big") + b"\xff" * size
+
+
+def _http_call(conn: http.client.HTTPConnection, body: bytes) -> Reply:
+    """One call on a kept connection: a Replay whose message is ``body``'s frame."""
+    conn.request("POST", SERVICE + "Replay", body, {"Content-Type": "application/grpc-web"})
+    r = conn.getresponse()
+    data = r.read()
+    return Reply(r.status, {k.lower(): v for k, v in r.getheaders()}, data, False)
+
+
+def test_the_request_bytes_held_at_once_are_bounded(server: ServerThread) -> None:
+    """``max_buffered_bytes``: request bodies are counted as they arrive, all connections
+    together; a call whose body would go over is RESOURCE_EXHAUSTED (reason
+    GATEWAY_BUFFER_FULL), its body read and dropped, its connection kept. What is
+    counted is what has arrived: a body announced and not yet sent holds nothing."""
+    gateway = _gateway(
+        server, metrics_port=0, max_message_bytes=192 * 1024, max_buffered_bytes=300_000
+    )
+    assert gateway.metrics_port is not None
+
+    def held() -> float:
+        return sample(scrape(gateway.metrics_port), "referee_grpc_web_buffered_bytes")
+
+    try:
+        slow = socket.create_connection(("127.0.0.1", gateway.port))
+        conn = http.client.HTTPConnection("127.0.0.1", gateway.port, timeout=30)
+        with slow, contextlib.closing(conn):
+            # A client that announces 190,005 bytes: nothing held until they arrive.
+            body = _frame(190_000)
+            slow.sendall(
+                b"POST " + SERVICE.encode() + b"Replay HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/grpc-web\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body)
+            )  # fmt: skip
+            assert (
+                _http_call(conn, _frame(40_000)).code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+            )
+            # 150,000 of them: two chunks of 64 KiB are held.
+            slow.sendall(body[:150_000])
+            wait_until(lambda: held() == 131_072, "two chunks of the slow body held")
+            # Its third chunk would go over: 131,072 + 2 × 65,536 + 48,933 > 300,000.
+            refused = _http_call(conn, _frame(180_000))
+            assert refused.status == 200
+            assert refused.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+            assert "--max-buffered-bytes" in refused.trailers["grpc-message"]
+            (info,) = [
+                d for d in refused.details().details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)
+            ]
+            error = error_details_pb2.ErrorInfo()
+            info.Unpack(error)
+            assert (error.reason, error.domain) == ("GATEWAY_BUFFER_FULL", "referee.v1")
+            assert dict(error.metadata) == {"limit_bytes": "300000"}
+            assert refused.headers.get("connection") != "close"
+            assert held() == 131_072  # the refused body's chunks let go, the rest dropped
+            # The same connection serves on: the refused body was not taken for a request.
+            small = _http_call(conn, _frame(1_000))
+            assert small.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+            # The slow body arrives whole: it is answered, and its bytes let go.
+            slow.sendall(body[150_000:])
+            slow.settimeout(30)
+            answer = b""
+            while b"grpc-status:" not in answer:
+                answer += slow.recv(65536)
+            assert b"HTTP/1.1 200" in answer and b"grpc-status: 3" in answer, answer
+            wait_until(lambda: held() == 0, "nothing held")
+            again = _http_call(conn, _frame(180_000))
+            assert again.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        calls = scrape(gateway.metrics_port)
+        assert (
+            sample(
+                calls, "referee_grpc_web_calls_total", method="Replay", code="RESOURCE_EXHAUSTED"
+            )
+            == 1
+        )
+        assert held() == 0
+    finally:
+        gateway.stop()
+
+
+def test_the_limit_on_request_bytes_held_fits_the_largest_request() -> None:
+    # The default: 64 MiB, or twice the largest grpc-web-text body when that is more.
+    assert GatewaySettings().buffered_bytes() == 64 * 1024 * 1024
+    big = GatewaySettings(max_message_bytes=64 * 1024 * 1024)
+    assert big.buffered_bytes() == 2 * ((64 * 1024 * 1024 + 5 + 2) // 3 * 4 + 1024)
+    assert GatewaySettings(max_buffered_bytes=10**9).buffered_bytes() == 10**9
+    # One request of the largest size must fit, or it could never be served.
+    with pytest.raises(ValueError, match="--max-buffered-bytes must be at least 22370"):
+        GatewaySettings(max_buffered_bytes=16 * 1024 * 1024)
 
 
 # ------------------------------------------------------------------ metrics
@@ -1146,6 +1240,8 @@ def test_the_images_health_check_asks_a_gateway_its_healthz(
         (["--tls-cert", "/nonexistent.pem", "--tls-key", "/x.pem"], "--tls-cert, --tls-key"),
         (["--allow-origin", "play.example.com"], "is not an origin"),
         (["--max-message-bytes", "4096"], "out of range"),
+        (["--max-buffered-bytes", "1000000"], "--max-buffered-bytes must be at least 22370"),
+        (["--max-buffered-bytes", "lots"], "'lots' is not a whole number"),
         (["--server-name", "x"], "--server-name needs --tls or --ca-file"),
         (["--port", "70000"], "out of range"),
         (["--metrics-port", "-1"], "out of range"),
@@ -1192,7 +1288,8 @@ def test_check_config_prints_the_settings_and_binds_nothing(
         f"  listen    127.0.0.1:{port}, HTTP",
         "  target    referee:50051 over plaintext, 4 connections",
         "  origins   https://play.example.com",
-        "  limits    messages 2 MiB, 256 connections, calls 60 s, a request whole within 60 s",
+        "  limits    messages 2 MiB, 256 connections, requests held 64 MiB, calls 60 s, "
+        "a request whole within 60 s",
         "  stopping  drain delay 0 s, then grace 10 s",
         "  metrics   0.0.0.0:9091",
     ]
