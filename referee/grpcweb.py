@@ -681,7 +681,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, [*headers, *outcome.trailers])
             return outcome.code
         trailer = "".join(f"{k}:{v}\r\n" for k, v in outcome.trailers).encode("latin-1")
-        body = frame(0x00, outcome.message) + frame(0x80, trailer)
+        # One copy of the message (frame() + frame() would make two).
+        message = outcome.message
+        body = b"".join((b"\x00" + len(message).to_bytes(4, "big"), message, frame(0x80, trailer)))
         if text:
             body = base64.b64encode(body)
         self._send(200, headers, body)
