@@ -2,7 +2,7 @@
 ``--clients`` clients each send one call of the largest size at once.
 
     python bench/grpcweb_memory.py [--clients 8] [--max-message-bytes 16777216]
-                                   [--max-buffered-bytes auto|N ...]
+                                   [--max-buffered-bytes auto|N ...] [--binary]
 
 One `referee serve --workers 1` and one `referee grpc-web` in front of it (the gateway
 with the given ``--max-message-bytes`` and, in turn, each ``--max-buffered-bytes``).
@@ -46,10 +46,10 @@ def peak_mib(pid: int) -> tuple[float, float]:
     return values["VmRSS"], values["VmHWM"]
 
 
-def send(port: int, body: bytes, codes: list[str]) -> None:
+def send(port: int, body: bytes, codes: list[str], content_type: str) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
     try:
-        conn.request("POST", METHOD, body, {"Content-Type": "application/grpc-web-text"})
+        conn.request("POST", METHOD, body, {"Content-Type": content_type})
         reply = conn.getresponse()
         reply.read()
         codes.append(reply.getheader("grpc-status") or f"HTTP {reply.status}")
@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--max-message-bytes", type=int, default=16 * 1024 * 1024)
     parser.add_argument("--max-buffered-bytes", nargs="+", default=["auto"])
+    parser.add_argument("--binary", action="store_true", help="binary bodies, not grpc-web-text")
     args = parser.parse_args()
     print(
         "command: python bench/grpcweb_memory.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -69,9 +70,12 @@ def main() -> None:
     print(f"build: {build()}")
     referee = [sys.executable, "-P", "-m", "referee.cli"]  # -P: the build on sys.path, not cwd
     message = os.urandom(args.max_message_bytes - 16)  # room for the field's tag and length
-    body = base64.b64encode(b"\x00" + len(message).to_bytes(4, "big") + message)
+    body = b"\x00" + len(message).to_bytes(4, "big") + message
+    kind = "grpc-web" if args.binary else "grpc-web-text"
+    if not args.binary:
+        body = base64.b64encode(body)
     print(
-        f"{args.clients} clients at once, each one grpc-web-text call of {len(body):,} bytes "
+        f"{args.clients} clients at once, each one {kind} call of {len(body):,} bytes "
         f"(--max-message-bytes {args.max_message_bytes:,})"
     )
     print(
@@ -110,7 +114,9 @@ def main() -> None:
                     before, _ = peak_mib(gateway.pid)
                     codes: list[str] = []
                     clients = [
-                        threading.Thread(target=send, args=(web_port, body, codes))
+                        threading.Thread(
+                            target=send, args=(web_port, body, codes, f"application/{kind}")
+                        )
                         for _ in range(args.clients)
                     ]
                     for client in clients:

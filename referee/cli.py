@@ -901,8 +901,15 @@ def _grpc_web(args: argparse.Namespace) -> int:
         return fail(str(e))
 
     from referee import logs
-    from referee.grpcweb import Gateway, GatewaySettings
+    from referee.grpcweb import Gateway, GatewaySettings, body_limit
 
+    largest = body_limit(args.max_message_bytes, text=True)
+    if args.max_buffered_bytes is not None and args.max_buffered_bytes < largest:
+        named = _named(args, "--max-buffered-bytes", "GRPC_WEB_MAX_BUFFERED_BYTES")
+        return fail(
+            f"{named} must be at least {largest}: the body of one grpc-web-text request of "
+            f"{_named(args, '--max-message-bytes', 'GRPC_WEB_MAX_MESSAGE_BYTES')}"
+        )
     try:
         settings = GatewaySettings(
             target=args.target,
@@ -986,7 +993,7 @@ def _describe_gateway(s: Any, *, connection_tls: bool) -> str:
         f"{s.channels} connections",
         f"  origins   {origins}",
         f"  limits    messages {message}, {s.max_connections} connections, requests held "
-        f"{_size(s.buffered_bytes())}, calls "
+        f"{_size(s.buffered_bytes())}{' (auto)' if s.max_buffered_bytes is None else ''}, calls "
         f"{s.call_timeout_seconds:g} s, a request whole within {s.idle_timeout_seconds:g} s",
         f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
         f"  metrics   {metrics}",

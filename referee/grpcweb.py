@@ -64,6 +64,10 @@ _TIMEOUT = re.compile(r"([0-9]{1,8})([HMSmun])")
 _UNITS: Final = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 _METADATA_VALUE = re.compile(r"[\x20-\x7e]*")
 _WHITESPACE = re.compile(rb"\s")
+# What _WHITESPACE matches, for bytes.translate: one copy without it, where split() and
+# join() would make an object of every piece (a body of "A A A ..." cost about 85 bytes
+# of memory a byte that way).
+_WHITESPACE_BYTES: Final = b" \t\n\r\x0b\x0c"
 # A grpc-web-text body is base64, possibly in padded pieces one after another (a
 # client that encodes each frame, or the frame's head and its message, apart). One
 # call's body needs a few; each piece costs a step in Python, so more are refused.
@@ -138,8 +142,8 @@ class GatewaySettings:
         largest = body_limit(self.max_message_bytes, text=True)
         if self.max_buffered_bytes is not None and self.max_buffered_bytes < largest:
             raise ValueError(
-                f"--max-buffered-bytes must be at least {largest}: the body of one "
-                "grpc-web-text request of --max-message-bytes"
+                f"max_buffered_bytes must be at least {largest}: the body of one "
+                "grpc-web-text request of max_message_bytes"
             )
 
     def buffered_bytes(self) -> int:
@@ -204,8 +208,14 @@ class GatewayMetrics:
         )
         self.buffered = Gauge(
             "referee_grpc_web_buffered_bytes",
-            "Request bytes the gateway holds, all connections together: bodies read and"
-            " not yet answered (at most --max-buffered-bytes)",
+            "Request bytes the gateway holds, all connections together: bodies over 64 KiB"
+            " read and not yet answered (at most --max-buffered-bytes)",
+            registry=reg,
+        )
+        self.buffer_full = Counter(
+            "referee_grpc_web_buffer_full",
+            "Calls refused RESOURCE_EXHAUSTED (GATEWAY_BUFFER_FULL) because their body would"
+            " have gone over --max-buffered-bytes",
             registry=reg,
         )
         info = Gauge(
@@ -273,7 +283,7 @@ def parse_timeout(text: str) -> float:
 def decode_text(body: bytes | bytearray) -> bytes:
     """A ``grpc-web-text`` body: base64, possibly several padded pieces one after another
     (at most ``MAX_TEXT_PIECES``)."""
-    data = b"".join(body.split()) if _WHITESPACE.search(body) else body
+    data = body.translate(None, _WHITESPACE_BYTES) if _WHITESPACE.search(body) else body
     out: list[bytes] = []
     start = 0
     try:
@@ -601,7 +611,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
             return None
         length_text = self.headers.get("Content-Length")
-        if length_text is None or not length_text.strip().isdigit():
+        # ASCII digits only: str.isdigit() also takes a superscript two, which int() refuses.
+        if length_text is None or not re.fullmatch(r"[0-9]{1,15}", length_text.strip()):
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
             return None
         length = int(length_text)
@@ -630,6 +641,11 @@ class _Handler(BaseHTTPRequestHandler):
         body = bytearray()
         held = 0
         over = False
+        # A body of one chunk is not counted: it is held no longer than its call, and
+        # what such bodies hold is bounded by --max-connections (each connection already
+        # holds a chunk's buffer while one arrives). So no client, by holding large
+        # bodies, can refuse the small calls (moves, checks) every page makes.
+        counted = length > READ_CHUNK
         try:
             left = length
             while left:
@@ -640,7 +656,9 @@ class _Handler(BaseHTTPRequestHandler):
                 left -= len(piece)
                 if over:
                     continue
-                if gateway.hold(len(piece)):
+                if not counted:
+                    body += piece
+                elif gateway.hold(len(piece)):
                     held += len(piece)
                     body += piece
                 else:
@@ -822,6 +840,8 @@ class Gateway:
                 self.metrics.buffered.dec(n)
 
     def buffer_full(self) -> CallError:
+        if self.metrics is not None:
+            self.metrics.buffer_full.inc()
         return CallError(
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             f"the gateway holds as many request bytes as it may at once "

@@ -620,6 +620,7 @@ def test_the_request_bytes_held_at_once_are_bounded(server: ServerThread) -> Non
             == 1
         )
         assert held() == 0
+        assert sample(calls, "referee_grpc_web_buffer_full_total") == 1
     finally:
         gateway.stop()
 
@@ -631,8 +632,79 @@ def test_the_limit_on_request_bytes_held_fits_the_largest_request() -> None:
     assert big.buffered_bytes() == 2 * ((64 * 1024 * 1024 + 5 + 2) // 3 * 4 + 1024)
     assert GatewaySettings(max_buffered_bytes=10**9).buffered_bytes() == 10**9
     # One request of the largest size must fit, or it could never be served.
-    with pytest.raises(ValueError, match="--max-buffered-bytes must be at least 22370"):
+    with pytest.raises(ValueError, match="max_buffered_bytes must be at least 22370"):
         GatewaySettings(max_buffered_bytes=16 * 1024 * 1024)
+
+
+def test_a_client_holding_the_whole_budget_cannot_refuse_small_calls(
+    server: ServerThread,
+) -> None:
+    """Bodies of one chunk (64 KiB) are not counted: a client that sends large bodies
+    and stalls before their last bytes holds the budget until the idle timeout, and
+    would otherwise refuse every call of every page (a 5-byte ListGames included)."""
+    limit = 22 * 65536  # chunks fill it exactly
+    gateway = _gateway(server, metrics_port=0, max_message_bytes=1 << 20, max_buffered_bytes=limit)
+    assert gateway.metrics_port is not None
+    try:
+        stalled = [socket.create_connection(("127.0.0.1", gateway.port)) for _ in range(2)]
+        conn = http.client.HTTPConnection("127.0.0.1", gateway.port, timeout=30)
+        with contextlib.ExitStack() as stack:
+            for sock in stalled:
+                stack.enter_context(sock)
+            stack.enter_context(contextlib.closing(conn))
+            body = _frame(800_000)
+            for sock in stalled:  # 11 chunks each, the body never finished
+                sock.sendall(
+                    b"POST " + SERVICE.encode() + b"Replay HTTP/1.1\r\nHost: x\r\n"
+                    b"Content-Type: application/grpc-web\r\n"
+                    b"Content-Length: %d\r\n\r\n" % len(body) + body[: 11 * 65536]
+                )  # fmt: skip
+            wait_until(
+                lambda: (
+                    sample(scrape(gateway.metrics_port), "referee_grpc_web_buffered_bytes") == limit
+                ),
+                "the budget held whole",
+            )
+            assert (
+                _http_call(conn, _frame(100_000)).code
+                == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+            )
+            assert _http_call(conn, _frame(1_000)).code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+            conn.request(
+                "POST", SERVICE + "ListGames", b"\x00" * 5, {"Content-Type": "application/grpc-web"}
+            )
+            r = conn.getresponse()
+            assert Reply(r.status, dict(r.getheaders()), r.read(), False).code == 0
+    finally:
+        gateway.stop()
+
+
+def test_whitespace_in_a_text_body_costs_no_object_a_piece() -> None:
+    """A grpc-web-text body may carry whitespace; dropping it must not make an object of
+    every piece between (a body of "A A A ..." took about 85 bytes of memory a byte)."""
+    import tracemalloc
+
+    framed = b"\x00" + (150_000).to_bytes(4, "big") + b"\xab" * 150_000
+    raw = base64.b64encode(framed)
+    body = bytearray(len(raw) * 2)
+    body[0::2] = raw
+    body[1::2] = b" " * len(raw)
+    tracemalloc.start()
+    try:
+        assert decode_text(body) == framed
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(body), peak
+
+
+def test_a_content_length_of_other_digits_than_ascii_is_411(gateway: Gateway) -> None:
+    with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+        conn.sendall(
+            b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/grpc-web\r\nContent-Length: \xb2\r\n\r\nab"
+        )  # fmt: skip
+        assert _read_all(conn).startswith(b"HTTP/1.1 411")
 
 
 # ------------------------------------------------------------------ metrics
@@ -1288,7 +1360,7 @@ def test_check_config_prints_the_settings_and_binds_nothing(
         f"  listen    127.0.0.1:{port}, HTTP",
         "  target    referee:50051 over plaintext, 4 connections",
         "  origins   https://play.example.com",
-        "  limits    messages 2 MiB, 256 connections, requests held 64 MiB, calls 60 s, "
+        "  limits    messages 2 MiB, 256 connections, requests held 64 MiB (auto), calls 60 s, "
         "a request whole within 60 s",
         "  stopping  drain delay 0 s, then grace 10 s",
         "  metrics   0.0.0.0:9091",
@@ -1304,3 +1376,12 @@ def test_check_config_prints_the_settings_and_binds_nothing(
     )
     assert code == 2 and out == ""
     assert "--tls-cert, --tls-key" in err and "No such file or directory" in err
+    monkeypatch.setenv("REFEREE_GRPC_WEB_MAX_BUFFERED_BYTES", "1000")
+    code, out, err = referee(capsys, "grpc-web", "--check-config")
+    assert code == 2 and out == ""
+    assert "REFEREE_GRPC_WEB_MAX_BUFFERED_BYTES must be at least 22370" in err, err
+    _, out, _ = referee(
+        capsys, "grpc-web", "--check-config", "--max-message-bytes", str(1 << 20),
+        "--max-buffered-bytes", str(2 << 20),
+    )  # fmt: skip
+    assert "requests held 2 MiB, calls" in out, out
