@@ -632,19 +632,33 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response_only(100)
             self.end_headers()
             self.wfile.flush()  # buffered (wbufsize) until the answer otherwise
-        # The body is read a chunk at a time, each counted against --max-buffered-bytes
-        # as it arrives (so what is counted is what is held: a client that announces a
-        # large body and sends it slowly holds no more than it has sent). A chunk over
-        # the limit drops the body: the rest is read and dropped, so that the refusal is
-        # an answer on a connection that stays usable, not a reset. The chunks go into one
-        # bytearray (grown in place, where joining pieces would hold the body twice).
+        # In flight from here to the answer written: a stop gives the grace to a body
+        # still arriving and to an answer still being written, not only to the call.
+        gateway.enter()
+        try:
+            outcome = self._forward(length, text)
+            return None if outcome is None else self._grpc_reply(text, outcome)
+        finally:
+            gateway.leave()
+
+    def _forward(self, length: int, text: bool) -> CallError | _Answer | None:
+        """Read the body of ``length`` bytes and forward the call: the outcome to answer
+        (None: the body was cut short, nothing to answer).
+
+        The body is read a chunk at a time, each counted against --max-buffered-bytes
+        as it arrives (so what is counted is what is held: a client that announces a
+        large body and sends it slowly holds no more than it has sent). A chunk over the
+        limit drops the body: the rest is read and dropped, so that the refusal is an
+        answer on a connection that stays usable, not a reset. The chunks go into one
+        bytearray (grown in place, where joining pieces would hold the body twice).
+        A body of one chunk is not counted: it is held no longer than its call, and
+        what such bodies hold is bounded by --max-connections (each connection already
+        holds a chunk's buffer while one arrives). So no client, by holding large
+        bodies, can refuse the small calls (moves, checks) every page makes."""
+        gateway = self.server.gateway
         body = bytearray()
         held = 0
         over = False
-        # A body of one chunk is not counted: it is held no longer than its call, and
-        # what such bodies hold is bounded by --max-connections (each connection already
-        # holds a chunk's buffer while one arrives). So no client, by holding large
-        # bodies, can refuse the small calls (moves, checks) every page makes.
         counted = length > READ_CHUNK
         try:
             left = length
@@ -667,17 +681,10 @@ class _Handler(BaseHTTPRequestHandler):
                     gateway.release(held)
                     held = 0
             if over:
-                outcome: CallError | _Answer = gateway.buffer_full()
-            else:
-                gateway.enter()
-                try:
-                    outcome = gateway.call(self.path, body, text, self.headers)
-                finally:
-                    gateway.leave()
-            del body
+                return gateway.buffer_full()
+            return gateway.call(self.path, body, text, self.headers)
         finally:
             gateway.release(held)
-        return self._grpc_reply(text, outcome)
 
     def _grpc_reply(self, text: bool, outcome: CallError | _Answer) -> str:
         """The gRPC-Web answer: a message frame and a trailer frame when the call
@@ -849,6 +856,11 @@ class Gateway:
             reason="GATEWAY_BUFFER_FULL",
             metadata={"limit_bytes": str(self.buffer_limit)},
         )
+
+    @property
+    def calls_in_flight(self) -> int:
+        """Calls from their body's first byte read to their answer written."""
+        return self._in_flight
 
     def enter(self) -> None:
         with self._lock:

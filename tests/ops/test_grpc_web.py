@@ -1029,6 +1029,35 @@ def test_a_stop_drains_first_health_503_calls_served(server: ServerThread) -> No
         socket.create_connection(("127.0.0.1", gateway.port), timeout=5)
 
 
+def test_a_stop_gives_the_grace_to_a_body_still_arriving(server: ServerThread) -> None:
+    """A call whose body is still arriving when the gateway stops is in flight: it is
+    read, forwarded and answered (``Connection: close``) within the grace, not cut with
+    its connection; and so is an answer still being written."""
+    import threading
+
+    gateway = _gateway(server, grace_seconds=60)
+    message = pb.ListGamesRequest().SerializeToString()
+    body = b"\x00" + len(message).to_bytes(4, "big") + message
+    with socket.create_connection(("127.0.0.1", gateway.port)) as conn:
+        conn.sendall(
+            b"POST " + SERVICE.encode() + b"ListGames HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/grpc-web\r\nContent-Length: %d\r\n\r\n" % len(body)
+            + body[:2]
+        )  # fmt: skip
+        wait_until(lambda: gateway.calls_in_flight == 1, "the call in flight")
+        stopping = threading.Thread(target=gateway.stop)
+        stopping.start()
+        try:
+            wait_until(lambda: gateway.stopping, "the gateway stopping")
+            conn.sendall(body[2:])
+            answer = _read_all(conn)  # until the gateway closes the connection
+        finally:
+            stopping.join(60)
+    assert not stopping.is_alive()
+    assert answer.startswith(b"HTTP/1.1 200") and b"Connection: close" in answer, answer
+    assert Reply(200, {}, answer.split(b"\r\n\r\n", 1)[1], False).code == 0, answer
+
+
 def test_https(server: ServerThread, tmp_path: Path) -> None:
     certs = make_certs(tmp_path)
     gateway = _gateway(server, tls_cert=certs.server_cert, tls_key=certs.server_key)
