@@ -12,7 +12,7 @@ decoded and forwarded it). Reported, for each setting: the gateway's resident si
 before the calls and its peak during them (VmHWM, /proc), and how many calls the
 gateway let through and how many it refused RESOURCE_EXHAUSTED (GATEWAY_BUFFER_FULL).
 What bounds the peak is ``--max-buffered-bytes``: the request bytes the gateway holds
-at once, all connections together (docs/clients.md, Limits).
+at once, all connections together (docs/clients.md, Memory).
 """
 
 from __future__ import annotations

@@ -786,9 +786,10 @@ def _add_grpc_web_parser(sub: Any, address: str) -> None:
         "GRPC_WEB_MAX_BUFFERED_BYTES",
         "auto",
         _buffered_bytes,
-        "request bytes held at once, all connections together (bodies read, not yet "
-        "answered); a call over it is RESOURCE_EXHAUSTED. auto: 64 MiB, or twice the "
-        "largest grpc-web-text body when --max-message-bytes makes that more",
+        "request bytes held at once, all connections together (bodies over 64 KiB, from "
+        "their first byte to the server's answer); a call over it is RESOURCE_EXHAUSTED. "
+        "auto: 64 MiB, or twice the largest grpc-web-text body when --max-message-bytes "
+        "makes that more",
     )
     _add_setting(
         web,
@@ -910,29 +911,26 @@ def _grpc_web(args: argparse.Namespace) -> int:
             f"{named} must be at least {largest}: the body of one grpc-web-text request of "
             f"{_named(args, '--max-message-bytes', 'GRPC_WEB_MAX_MESSAGE_BYTES')}"
         )
-    try:
-        settings = GatewaySettings(
-            target=args.target,
-            host=args.host,
-            port=args.port,
-            allow_origins=args.allow_origin,
-            max_message_bytes=args.max_message_bytes,
-            max_connections=args.max_connections,
-            max_buffered_bytes=args.max_buffered_bytes,
-            call_timeout_seconds=args.call_timeout_seconds,
-            idle_timeout_seconds=args.idle_timeout_seconds,
-            grace_seconds=args.grace_seconds,
-            drain_delay_seconds=args.drain_delay_seconds,
-            channels=args.channels,
-            tls_cert=cert,
-            tls_key=key,
-            target_credentials=connection.credentials,
-            target_options=tuple(connection.options),
-            metrics_host=args.metrics_host,
-            metrics_port=args.metrics_port,
-        )
-    except ValueError as e:
-        return fail(str(e))
+    settings = GatewaySettings(
+        target=args.target,
+        host=args.host,
+        port=args.port,
+        allow_origins=args.allow_origin,
+        max_message_bytes=args.max_message_bytes,
+        max_connections=args.max_connections,
+        max_buffered_bytes=args.max_buffered_bytes,
+        call_timeout_seconds=args.call_timeout_seconds,
+        idle_timeout_seconds=args.idle_timeout_seconds,
+        grace_seconds=args.grace_seconds,
+        drain_delay_seconds=args.drain_delay_seconds,
+        channels=args.channels,
+        tls_cert=cert,
+        tls_key=key,
+        target_credentials=connection.credentials,
+        target_options=tuple(connection.options),
+        metrics_host=args.metrics_host,
+        metrics_port=args.metrics_port,
+    )
     if args.check_config:
         print(_describe_gateway(settings, connection_tls=connection.credentials is not None))
         return 0

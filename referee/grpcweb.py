@@ -64,6 +64,7 @@ _TIMEOUT = re.compile(r"([0-9]{1,8})([HMSmun])")
 _UNITS: Final = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 _METADATA_VALUE = re.compile(r"[\x20-\x7e]*")
 _WHITESPACE = re.compile(rb"\s")
+_CONTENT_LENGTH = re.compile(r"[0-9]{1,15}")  # ASCII digits: isdigit() also takes "²"
 # What _WHITESPACE matches, for bytes.translate: one copy without it, where split() and
 # join() would make an object of every piece (a body of "A A A ..." cost about 85 bytes
 # of memory a byte that way).
@@ -117,8 +118,9 @@ class GatewaySettings:
     allow_origins: tuple[str, ...] = ()
     max_message_bytes: int = 16 * 1024 * 1024
     max_connections: int = 256
-    # The request bytes held at once, all connections together: bodies read and not
-    # yet answered. None: DEFAULT_BUFFERED_BYTES, or two of the largest bodies if more.
+    # The request bytes held at once, all connections together: bodies over READ_CHUNK
+    # from their first byte read to the server's answer. None: DEFAULT_BUFFERED_BYTES,
+    # or two of the largest bodies if more.
     max_buffered_bytes: int | None = None
     call_timeout_seconds: float = 60.0
     idle_timeout_seconds: float = 60.0
@@ -611,8 +613,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
             return None
         length_text = self.headers.get("Content-Length")
-        # ASCII digits only: str.isdigit() also takes a superscript two, which int() refuses.
-        if length_text is None or not re.fullmatch(r"[0-9]{1,15}", length_text.strip()):
+        if length_text is None or not _CONTENT_LENGTH.fullmatch(length_text.strip()):
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
             return None
         length = int(length_text)

@@ -3,7 +3,9 @@ release that brings a second rules version of a game keeps the old version's fil
 they are and adds files for the new one (docs/trust.md, golden vectors).
 
 No game has a second version yet, so the second one here is Écarté's own rules under
-the name `ecarte/2` (as in tests/service/test_rules_versions.py)."""
+the name `ecarte/2` (as in tests/service/test_rules_versions.py). Not in the compiled
+build's pass (scripts/ is not in its tree): there, tests/trust/test_vectors.py checks
+the build against the same files."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from referee.codec.earl_of_coventry import CODEC as EARL_OF_COVENTRY
 from referee.codec.ecarte import CODEC as ECARTE
 from tests.service.test_rules_versions import ECARTE_2
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors"
 spec = importlib.util.spec_from_file_location("make_vectors", ROOT / "scripts" / "make_vectors.py")
 assert spec and spec.loader
