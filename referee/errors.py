@@ -48,8 +48,8 @@ class RequestError(Exception):
             if first
             else "invalid request"
         )
-        if len(error.violations) > 1:
-            message += f" (and {len(error.violations) - 1} more)"
+        if error.total > 1:
+            message += f" (and {error.total - 1} more)"
         return cls(grpc.StatusCode.INVALID_ARGUMENT, message, bad_request=br)
 
     def to_status(self) -> status_pb2.Status:

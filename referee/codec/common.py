@@ -46,6 +46,22 @@ def remember(cache: dict[_K, _V], key: _K, value: _V) -> _V:
     return value
 
 
+MAX_KEY_BYTES: Final = 4096
+"""The longest serialized message a codec cache keeps as a key. The caches are keyed by a
+request's own bytes, unknown fields included: without this, each entry could hold a
+request's worth of memory (4096 of them, 16 MiB each) for as long as it stays cached. The
+longest message worth keeping is a play with a call of MAX_CALL_LENGTH characters of four
+bytes in UTF-8, or a configuration with four templates of 200 such characters."""
+
+
+def remember_by_bytes(cache: dict[bytes, _V], key: bytes, value: _V) -> _V:
+    """:func:`remember` for a cache keyed by a serialized message: a key longer than
+    MAX_KEY_BYTES is not kept (``value`` is returned all the same)."""
+    if len(key) <= MAX_KEY_BYTES:
+        remember(cache, key, value)
+    return value
+
+
 MAX_CALL_LENGTH: Final = 1000
 MAX_SPECTATOR_ID_LENGTH: Final = 128
 
@@ -76,7 +92,7 @@ class ConfigDecoder(Generic[Config, ConfigMessage]):
         key = message.SerializeToString(deterministic=True)
         config = self._configs.get(key)
         if config is None:
-            config = remember(self._configs, key, self._build(message, path))
+            config = remember_by_bytes(self._configs, key, self._build(message, path))
         return config
 
     def state_config(self, message: ConfigMessage, path: str) -> Config:
@@ -93,7 +109,7 @@ class ConfigDecoder(Generic[Config, ConfigMessage]):
                 raise InvalidInput.one(
                     path, "must have every option written out, as in the states the referee returns"
                 )
-            remember(self._state_configs, key, config)
+            remember_by_bytes(self._state_configs, key, config)
         return config
 
     def state_config_of(

@@ -27,6 +27,7 @@ from referee.codec.common import (
     read_varint,
     read_wire,
     remember,
+    remember_by_bytes,
     signed,
     skip_field,
 )
@@ -36,6 +37,7 @@ from referee.games.earl_of_coventry.rules import RULES
 from referee.games.earl_of_coventry.state import (
     DEFAULT_COUNTERS,
     DEFAULT_SEATS,
+    MAX_SEATS,
     NO_RANK,
     NO_SEAT,
     ActionKind,
@@ -103,11 +105,22 @@ class EarlOfCoventryCodec:
     def _build_config(self, c: pb.EarlOfCoventryConfig, path: str) -> EarlConfig:
         check_enum(c.call_style, range(0, 5), f"{path}.call_style", "call style")
         check_enum(c.scoring, range(0, 4), f"{path}.scoring", "scoring")
+        templates = c.couplet_templates
+        if len(templates) > 4:
+            # Never valid (four with the custom call style, none with the others): refused
+            # before a string is made and checked for each (a 16 MiB request holds millions
+            # of one-letter templates: about 60 bytes of memory, and a normalisation, each).
+            raise InvalidInput.one(
+                f"{path}.couplet_templates",
+                "the custom call style needs exactly four templates (C-VAR-5)"
+                if c.call_style == pb.EARL_OF_COVENTRY_CALL_STYLE_CUSTOM
+                else "templates are only allowed with the custom call style",
+            )
         config = EarlConfig(
             seats=c.seats or DEFAULT_SEATS,
             first_dealer=c.first_dealer if c.HasField("first_dealer") else None,
             call_style=CallStyle(c.call_style or CallStyle.EARL),
-            couplet_templates=tuple(c.couplet_templates),
+            couplet_templates=tuple(templates),
             scoring=Scoring(c.scoring or Scoring.SIMPLE),
             starting_counters=c.starting_counters or DEFAULT_COUNTERS,
             penalty_earl=c.penalty_earl,
@@ -242,7 +255,8 @@ class EarlOfCoventryCodec:
                 if field == 1:
                     config_key = data[start:pos]
                 elif field == 5:
-                    seats.append((start, pos))
+                    if len(seats) <= MAX_SEATS:  # one more is refused below all the same
+                        seats.append((start, pos))
                 elif field == 6:
                     played = data[start:pos]
                 elif field == 14:
@@ -389,7 +403,7 @@ class EarlOfCoventryCodec:
         key = msg.SerializeToString(deterministic=True)
         action = self._decoded.get(key)
         if action is None:
-            action = remember(self._decoded, key, self._decode_action(msg, path))
+            action = remember_by_bytes(self._decoded, key, self._decode_action(msg, path))
         actor = action.actor
         if actor.kind is ActorKind.SEAT and actor.seat >= state.config.seats:
             raise InvalidInput.one(f"{path}.actor.seat", "is not a seat of the table")

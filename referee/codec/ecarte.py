@@ -31,6 +31,7 @@ from referee.codec.common import (
     read_varint,
     read_wire,
     remember,
+    remember_by_bytes,
     signed,
     skip_field,
     zigzag,
@@ -42,6 +43,7 @@ from referee.games.ecarte.state import (
     DEFAULT_MULTIPLIER,
     DEFAULT_TARGET,
     DEFAULT_WAGER_LIMIT,
+    MAX_SEATS,
     MIN_SEATS,
     NO_SEAT,
     Accepted,
@@ -286,7 +288,8 @@ class EcarteCodec:
                 if field == 1:
                     config_key = data[start:pos]
                 elif field == 6:
-                    seats.append((start, pos))
+                    if len(seats) <= MAX_SEATS:  # one more is refused below all the same
+                        seats.append((start, pos))
                 elif field == 9:
                     stock = data[start:pos]
                 elif field == 10:
@@ -464,9 +467,17 @@ class EcarteCodec:
                 s.ClearField("king_announced")
             else:
                 s.king_announced = state.king_announced
-        if state.wagers != previous.wagers:
-            del s.wagers[:]
-            for w in state.wagers:
+        new_wagers, old_wagers = state.wagers, previous.wagers
+        if new_wagers is not old_wagers and new_wagers != old_wagers:
+            kept = len(old_wagers)
+            if len(new_wagers) < kept or new_wagers[:kept] != old_wagers:
+                # Settled (emptied): written anew. A wager placed only adds one at the end,
+                # so only it is written: rewriting every open wager at each one placed
+                # cost a Replay of n wagers n * n / 2 messages, each kept in the state's
+                # memory until the Replay's end (400 MB for 4,000 wagers).
+                del s.wagers[:]
+                kept = 0
+            for w in new_wagers[kept:]:
                 s.wagers.add(spectator=w.spectator, seat=w.seat, amount=w.amount)
         if state.ledger != previous.ledger:
             del s.spectators[:]
@@ -479,7 +490,7 @@ class EcarteCodec:
         key = msg.SerializeToString(deterministic=True)
         action = self._decoded.get(key)
         if action is None:  # decoded and checked in full, then remembered
-            return remember(self._decoded, key, self._decode_action(msg, state, path))
+            return remember_by_bytes(self._decoded, key, self._decode_action(msg, state, path))
         # Remembered: only what depends on the state remains to check, as decoding would.
         n = state.config.seats
         actor = action.actor

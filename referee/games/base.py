@@ -135,13 +135,24 @@ class FieldViolation:
     description: str
 
 
+MAX_VIOLATIONS: Final = 100
+"""Field violations an :class:`InvalidInput` (and a validator's :class:`Findings`) keeps;
+any more are counted only (``total``). A request is small next to what one violation
+costs (an object, its path, its share of the message): a state of millions of faults (a
+bytes field of bad card codes, an open wager list) would otherwise cost the server a
+few hundred bytes of memory per byte of request."""
+
+
 class InvalidInput(Exception):
     """A malformed or impossible configuration, state or action: an error of the
-    request (INVALID_ARGUMENT), never a verdict."""
+    request (INVALID_ARGUMENT), never a verdict. ``violations``: the first
+    MAX_VIOLATIONS; ``total``: how many were found."""
 
-    def __init__(self, violations: Sequence[FieldViolation]) -> None:
-        self.violations = list(violations)
-        super().__init__("; ".join(f"{v.field}: {v.description}" for v in self.violations))
+    def __init__(self, violations: Sequence[FieldViolation], total: int = 0) -> None:
+        kept = list(violations[:MAX_VIOLATIONS])
+        self.violations = kept
+        self.total = max(total, len(violations))
+        super().__init__("; ".join(f"{v.field}: {v.description}" for v in kept))
 
     @classmethod
     def one(cls, field_path: str, description: str) -> InvalidInput:
@@ -153,7 +164,8 @@ class InvalidInput(Exception):
             [
                 FieldViolation(f"{prefix}.{v.field}" if v.field else prefix, v.description)
                 for v in self.violations
-            ]
+            ],
+            self.total,
         )
 
 
@@ -176,7 +188,9 @@ def check_once(config: Checkable) -> None:
 
 
 class Findings:
-    """The field violations a validator finds: ``bad(path, why)`` adds one to ``errors``.
+    """The field violations a validator finds: ``bad(path, why)`` adds one to ``errors``
+    (the first MAX_VIOLATIONS; any more are counted in ``more``), :meth:`invalid` is the
+    error to raise.
 
     Validators use this bound method rather than a nested function: compiled (mypyc), a
     nested function and its environment form a reference cycle, garbage that only the
@@ -184,9 +198,21 @@ class Findings:
 
     def __init__(self, errors: list[FieldViolation] | None = None) -> None:
         self.errors: list[FieldViolation] = [] if errors is None else errors
+        self.more = 0
 
     def bad(self, path: str, why: str) -> None:
-        self.errors.append(FieldViolation(path, why))
+        if len(self.errors) < MAX_VIOLATIONS:
+            self.errors.append(FieldViolation(path, why))
+        else:
+            self.more += 1
+
+    def full(self) -> bool:
+        """Whether ``bad`` now only counts (a validator may then count faults itself)."""
+        return len(self.errors) >= MAX_VIOLATIONS
+
+    def invalid(self) -> InvalidInput:
+        """The violations found, as the error a validator raises."""
+        return InvalidInput(self.errors, len(self.errors) + self.more)
 
 
 S = TypeVar("S")

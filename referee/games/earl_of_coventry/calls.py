@@ -107,7 +107,7 @@ def _expand(template: str, rank_index: int) -> tuple[str, frozenset[str]]:
     return canonical, forms
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=16)  # kept by the action tables (rules._tables) as long as they are
 def call_table(style: CallStyle, templates: tuple[str, ...]) -> CallTable:
     """The call table of a call style (``templates``: the four custom templates)."""
     canonical: list[tuple[str, str, str, str]] = []

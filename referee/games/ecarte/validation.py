@@ -111,7 +111,7 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
     if not (0 <= state.turn_up < 52 and IS_ECARTE_CARD[state.turn_up]):
         bad("turn_up", "is not a card of the Écarté pack (E-DECK-1)")
     if errors:
-        raise InvalidInput(errors)
+        raise report.invalid()
 
     # E-DECK-1: all 32 cards exactly once across hands, discards, turn-up, stock, tricks.
     place = report.place
@@ -122,7 +122,7 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
     report.place_bytes("stock", state.stock)
     report.place_bytes("tricks", state.tricks)
     if errors:
-        raise InvalidInput(errors)
+        raise report.invalid()
     seen = report.seen
     if seen != ECARTE_MASK:
         missing = " ".join(name(c) for c in card_list(ECARTE_MASK & ~seen))
@@ -130,7 +130,7 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
 
     if state.trump != SUIT[state.turn_up]:
         bad("trump", "must be the suit of the turned-up card (E-DEAL-3)")
-        raise InvalidInput(errors)
+        raise report.invalid()
 
     phase = state.phase
     over = phase is Phase.MATCH_OVER
@@ -183,11 +183,11 @@ def validate(state: EcarteState, *, check_deal: bool = True) -> None:
     _check_scores(state, elder, responder, bad)
     _check_wagers(state, bad)
     if errors:
-        raise InvalidInput(errors)
+        raise report.invalid()
     if check_deal:
         _check_deal(state, elder, responder, played, bad)
         if errors:
-            raise InvalidInput(errors)
+            raise report.invalid()
 
 
 def _check_tricks(state: EcarteState, elder: int, responder: int, bad: _Bad) -> list[int]:
