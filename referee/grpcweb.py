@@ -42,6 +42,7 @@ from typing import Any, Final
 
 import grpc
 
+from referee.errors import RequestError
 from referee.logs import get_logger
 
 log = get_logger("referee.grpcweb")
@@ -240,23 +241,9 @@ class GatewayMetrics:
         self.refusals.labels(str(status)).inc()
 
 
-class CallError(Exception):
+class CallError(RequestError):
     """A call the gateway answers itself, with a gRPC status (and, with a ``reason``, a
     ``google.rpc.ErrorInfo`` in its details, as the server's own refusals carry)."""
-
-    def __init__(
-        self,
-        code: grpc.StatusCode,
-        message: str,
-        *,
-        reason: str = "",
-        metadata: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.reason = reason
-        self.metadata = metadata or {}
 
     def status_lines(self) -> list[tuple[str, str]]:
         """Its status as header lines: ``grpc-status``, ``grpc-message``, and
@@ -265,12 +252,8 @@ class CallError(Exception):
         if self.message:
             lines.append(("grpc-message", percent_encode(self.message)))
         if self.reason:
-            from referee.errors import RequestError
-
-            status = RequestError(
-                self.code, self.message, reason=self.reason, metadata=self.metadata
-            ).to_status()
-            lines += _metadata_lines([("grpc-status-details-bin", status.SerializeToString())])
+            details = self.to_status().SerializeToString()
+            lines += _metadata_lines([("grpc-status-details-bin", details)])
         return lines
 
 
