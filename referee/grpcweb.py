@@ -600,7 +600,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._http_error(411, "a gRPC-Web call needs a Content-Length", close=True)
             return None
         length = int(length_text)
-        limit = gateway.body_limit(text)
+        limit = body_limit(gateway.settings.max_message_bytes, text=text)
         if length > limit:
             # Not read: the connection closes after the answer.
             self.close_connection = True
@@ -809,9 +809,6 @@ class Gateway:
         return self._tls
 
     # ------------------------------------------------------------------ calls
-
-    def body_limit(self, text: bool) -> int:
-        return body_limit(self.settings.max_message_bytes, text=text)
 
     def hold(self, n: int) -> bool:
         """Count ``n`` more request bytes held, unless that would go over the limit."""

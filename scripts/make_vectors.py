@@ -30,7 +30,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from referee.codec import all_codecs, newest
+from referee.codec import all_codecs, newest, starting
 from referee.codec.base import GameCodec
 from referee.service import Referee
 from referee.v1 import common_pb2
@@ -202,20 +202,18 @@ def _recorded(path: Path) -> str:
 
 def plan(
     out: Path, codecs: Sequence[GameCodec], added: Sequence[str] = ()
-) -> list[tuple[Path, str, dict[str, Any], int]]:
-    """(file, rules version, GameConfig JSON, steps) of every vector file to write: each
+) -> list[tuple[Path, str, int, dict[str, Any], int]]:
+    """(file, rules version, the vector's index in _vectors, GameConfig JSON, steps) of
+    every vector file to write: each
     existing file under the version it records, a vector with no file under its game's
     newest version, and every vector of an ``added`` version's game under that version.
     A version that is not served (recorded in a file, or added) is a ValueError."""
     served = {c.rules.rules_version: c for c in codecs}
     starts = newest(codecs)
     for version in added:
-        if version not in served:
-            raise ValueError(
-                f"{version!r} is not a rules version served here ({', '.join(served)})"
-            )
-    files: list[tuple[Path, str, dict[str, Any], int]] = []
-    for name, config_json, steps in _vectors():
+        starting(codecs, [version])  # a version served here, or the ValueError saying so
+    files: list[tuple[Path, str, int, dict[str, Any], int]] = []
+    for i, (name, config_json, steps) in enumerate(_vectors()):
         game = _game(config_json)
         stem = name.removesuffix(".json")
         plain = out / name
@@ -238,18 +236,22 @@ def plan(
         for version in added:
             if served[version].game_id == game and version not in versions:
                 versions[version] = out / f"{stem}.{version.replace('/', '-')}.json"
-        files.extend((path, version, config_json, steps) for version, path in versions.items())
+        files.extend((path, version, i, config_json, steps) for version, path in versions.items())
     return files
 
 
 def write(
-    codecs: Sequence[GameCodec], path: Path, version: str, config_json: dict[str, Any], steps: int
+    codecs: Sequence[GameCodec],
+    path: Path,
+    version: str,
+    i: int,
+    config_json: dict[str, Any],
+    steps: int,
 ) -> str:
-    """Play the vector of ``path.name`` under ``version`` and write it; a line to print."""
-    referee = Referee(codecs, new_game_rules=[version])
-    name = path.name.split(".")[0] + ".json"  # the same bots and seed for every version
-    i = [n for n, _, _ in _vectors()].index(name)
-    rng = random.Random(f"vector-{name}")
+    """Play vector ``i`` of _vectors under ``version`` into ``path``; a line to print. Its
+    bots and seed are the same for every version (they come from the vector's name)."""
+    referee = Referee(codecs, new_game_rules=[version])  # NewGame and Replay: ``version``
+    rng = random.Random(f"vector-{_vectors()[i][0]}")
     seed = bytes(rng.randrange(256) for _ in range(32))
     config = json_format.ParseDict(config_json, pb.GameConfig())
     entropy = [rng.randbytes(8) for _ in range(2)] if i % 2 else []
@@ -261,7 +263,6 @@ def write(
             seat_entropy=entropy,
             actions=actions,
             include_log=True,
-            rules_version=version,
         )
     )
     data = json_format.MessageToDict(replay.log)
@@ -297,8 +298,8 @@ def main(
     except ValueError as e:
         print(f"make_vectors: {e}", file=sys.stderr)
         return 2
-    for path, version, config_json, steps in files:
-        print(write(codecs, path, version, config_json, steps))
+    for file in files:
+        print(write(codecs, *file))
     return 0
 
 
