@@ -465,7 +465,8 @@ class _Handler(BaseHTTPRequestHandler):
     def handle_expect_100(self) -> bool:
         """``Expect: 100-continue``: the client waits for ``100 Continue`` before its
         body. Sent only once the call is checked and its body about to be read
-        (``_post``): a call refused on its headers is answered at once, body unsent."""
+        (``_post``): a call refused on its headers, or one whose body would not fit in
+        --max-buffered-bytes at that moment, is answered at once, body unsent."""
         self._continue = True
         return True
 
@@ -613,6 +614,11 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
         if self._continue:
+            if length > READ_CHUNK and not gateway.fits(length):
+                # The client waits for 100 Continue before sending: refused now, its
+                # body unsent rather than sent and dropped. Unread, so not kept.
+                self.close_connection = True
+                return self._grpc_reply(text, gateway.buffer_full())
             self.send_response_only(100)
             self.end_headers()
             self.wfile.flush()  # buffered (wbufsize) until the answer otherwise
@@ -819,6 +825,12 @@ class Gateway:
         if self.metrics is not None:
             self.metrics.buffered.inc(n)
         return True
+
+    def fits(self, n: int) -> bool:
+        """Whether ``n`` more request bytes would fit now (``hold`` still decides, as
+        they arrive)."""
+        with self._lock:
+            return self._buffered + n <= self.buffer_limit
 
     def release(self, n: int) -> None:
         if n:

@@ -625,6 +625,60 @@ def test_the_request_bytes_held_at_once_are_bounded(server: ServerThread) -> Non
         gateway.stop()
 
 
+def test_expect_100_continue_is_refused_at_once_when_the_body_would_not_fit(
+    server: ServerThread,
+) -> None:
+    """A client that sends ``Expect: 100-continue`` for a body that would not fit in
+    --max-buffered-bytes at that moment gets the refusal (GATEWAY_BUFFER_FULL) instead of
+    ``100 Continue``: it need not send a body only to have it dropped. A body that fits
+    still gets ``100 Continue``."""
+    gateway = _gateway(
+        server, metrics_port=0, max_message_bytes=192 * 1024, max_buffered_bytes=300_000
+    )
+    assert gateway.metrics_port is not None
+
+    def ask(length: int) -> tuple[socket.socket, bytes]:
+        conn = socket.create_connection(("127.0.0.1", gateway.port))
+        conn.settimeout(30)
+        conn.sendall(
+            b"POST " + SERVICE.encode() + b"Replay HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/grpc-web+proto\r\nExpect: 100-continue\r\n"
+            b"Content-Length: %d\r\n\r\n" % length
+        )  # fmt: skip
+        return conn, conn.recv(65536)
+
+    try:
+        with socket.create_connection(("127.0.0.1", gateway.port)) as slow:
+            body = _frame(190_000)
+            slow.sendall(
+                b"POST " + SERVICE.encode() + b"Replay HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/grpc-web\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body) + body[:150_000]
+            )  # fmt: skip
+            wait_until(
+                lambda: (
+                    sample(scrape(gateway.metrics_port), "referee_grpc_web_buffered_bytes")
+                    == 131_072
+                ),
+                "two chunks of the slow body held",
+            )
+            # 131,072 held + 180,005 > 300,000: refused before the body is sent.
+            refused, first = ask(180_005)
+            with refused:
+                answer = first + _read_all(refused)
+            assert not answer.startswith(b"HTTP/1.1 100"), answer
+            assert answer.startswith(b"HTTP/1.1 200"), answer
+            assert b"grpc-status: 8" in answer and b"Connection: close" in answer, answer
+            assert b"--max-buffered-bytes" in answer, answer
+            # 131,072 + 100,005 fits: 100 Continue, as before.
+            fits, first = ask(100_005)
+            with fits:
+                assert first == b"HTTP/1.1 100 Continue\r\n\r\n", first
+        assert sample(scrape(gateway.metrics_port), "referee_grpc_web_buffer_full_total") == 1
+    finally:
+        gateway.stop()
+
+
 def test_the_limit_on_request_bytes_held_fits_the_largest_request() -> None:
     # The default: 64 MiB, or twice the largest grpc-web-text body when that is more.
     assert GatewaySettings().buffered_bytes() == 64 * 1024 * 1024
