@@ -77,6 +77,23 @@ ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
 DEFAULT_ENGINE = "auto"
 DEFAULT_THREADS = 8
+# Streams (calls) one HTTP/2 connection may have open at once, advertised to clients as
+# SETTINGS_MAX_CONCURRENT_STREAMS; gRPC's own default is no limit. Every open stream
+# costs the server about 21 KB whether or not its request ever comes: one connection
+# opening 30,000 streams with 15-byte HEADERS frames (450 KB) held 640 MB of a worker,
+# for as long as the connection lived. Streams over the limit are refused
+# (RST_STREAM REFUSED_STREAM). grpcio's client does not wait for a free stream: it
+# sends the call, which fails UNAVAILABLE (a limit of 100 refused 34 of a burst of 150
+# calls on one channel), so the limit is far above what one connection of a client
+# has in flight: the benchmarks keep 16, the gRPC-Web gateway 64 (--max-connections 256
+# over its 4 channels), and a worker admits 256 under the Deployment's
+# --max-concurrent-rpcs.
+MAX_STREAMS_PER_CONNECTION = 1000
+PROBE_STREAMS_PER_CONNECTION = 16  # the same on --health-port, where probes come one by one
+# Threads of the threads engine's --health-port server, made as needed: a probe whose
+# request never comes holds one until its connection ends (grpc's threaded server waits
+# for a request in the call's thread), so a few such streams must not stop the probes.
+PROBE_THREADS = 64
 # How often a stop looks whether calls are still in flight (ServerBase._quiescing).
 QUIESCE_POLL_SECONDS = 0.005
 
@@ -189,6 +206,7 @@ class ServerSettings:
                 ms(self.keepalive_min_client_interval_seconds),
             ),
             ("grpc.http2.max_ping_strikes", 2),
+            ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
         ]
         if self.max_connection_age_seconds > 0:
             options += [
@@ -741,6 +759,9 @@ class ServerBase:
         return [
             ("grpc.so_reuseport", 1 if self.settings.workers > 1 else 0),
             ("grpc.max_receive_message_length", 4096),
+            # Probes are one call at a time: a connection opening streams without
+            # bound would only cost the worker memory (MAX_STREAMS_PER_CONNECTION).
+            ("grpc.max_concurrent_streams", PROBE_STREAMS_PER_CONNECTION),
         ]
 
     def _log_serving(self, **more: Any) -> None:

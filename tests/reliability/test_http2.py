@@ -1,0 +1,180 @@
+"""Stalled and hostile HTTP/2 clients against a server in this process, on both engines
+(docs/reliability.md, item 37).
+
+- Calls whose request never comes (HEADERS sent, no DATA: a client stalled mid-call,
+  or one that opens streams and sends nothing) hold no handler thread of the threads
+  engine: other calls and health checks are served while they wait.
+- A connection may not open streams without bound: the server advertises
+  SETTINGS_MAX_CONCURRENT_STREAMS and refuses the streams over it (REFUSED_STREAM),
+  since every open stream costs it memory whether or not its request ever comes."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from referee.server import ENGINES, MAX_STREAMS_PER_CONNECTION, ServerSettings
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc
+
+from ..ops.helpers import TIMEOUT, HeldCalls, InProcess, wait_until
+from ..service.slow_http2 import (
+    ACK,
+    END_HEADERS,
+    HEADERS,
+    PING,
+    PREFACE,
+    SETTINGS,
+    _literal,
+    frame,
+)
+
+RST_STREAM = 0x3
+SETTINGS_MAX_CONCURRENT_STREAMS = 0x3
+REFUSED_STREAM = 0x7
+
+
+def read_frames(sock: socket.socket, buffer: bytearray) -> list[tuple[int, int, int, bytes]]:
+    """The whole frames received so far (blocking for at least one read):
+    (type, flags, stream, payload) each; a partial frame stays in ``buffer``."""
+    data = sock.recv(65_536)
+    if not data:
+        raise AssertionError("the server closed the connection")
+    buffer += data
+    frames = []
+    while len(buffer) >= 9:
+        length = int.from_bytes(buffer[:3], "big")
+        if len(buffer) < 9 + length:
+            break
+        kind, flags = buffer[3], buffer[4]
+        stream = int.from_bytes(buffer[5:9], "big") & 0x7FFF_FFFF
+        frames.append((kind, flags, stream, bytes(buffer[9 : 9 + length])))
+        del buffer[: 9 + length]
+    return frames
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_connection_cannot_open_streams_without_bound(engine: str) -> None:
+    """HEADERS-only streams on one raw connection, a few more than the limit: the server
+    said the limit in its SETTINGS, and refuses exactly the streams over it. Without the
+    limit (gRPC's default) every one stayed open, about 21 KB of the server's memory
+    each: 30,000 such streams (450 KB sent) held 640 MB."""
+    extra = 3
+    with InProcess(ServerSettings(host="127.0.0.1", port=0), engine=engine) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+        try:
+            sock.sendall(PREFACE + frame(SETTINGS, 0, 0))
+            buffer = bytearray()
+            advertised: dict[int, int] = {}
+            acknowledged = False
+            while not acknowledged:  # the server's settings, then its ack of ours
+                for kind, flags, _, payload in read_frames(sock, buffer):
+                    if kind == SETTINGS and not flags & ACK:
+                        for i in range(0, len(payload), 6):
+                            key, value = struct.unpack(">HI", payload[i : i + 6])
+                            advertised[key] = value
+                        sock.sendall(frame(SETTINGS, ACK, 0))
+                    elif kind == SETTINGS:
+                        acknowledged = True
+            assert advertised.get(SETTINGS_MAX_CONCURRENT_STREAMS) == MAX_STREAMS_PER_CONNECTION
+            block = b"".join(
+                _literal(name, value)
+                for name, value in (
+                    (":method", "POST"),
+                    (":scheme", "http"),
+                    (":authority", f"127.0.0.1:{server.port}"),
+                    (":path", "/referee.v1.RefereeService/ListGames"),
+                    ("content-type", "application/grpc"),
+                    ("te", "trailers"),
+                )
+            )
+            streams = [1 + 2 * i for i in range(MAX_STREAMS_PER_CONNECTION + extra)]
+            # HEADERS without END_STREAM and no DATA: calls whose request never comes.
+            sock.sendall(b"".join(frame(HEADERS, END_HEADERS, s, block) for s in streams))
+            refused: list[int] = []
+            while len(refused) < extra:
+                for kind, flags, stream, payload in read_frames(sock, buffer):
+                    if kind == RST_STREAM:
+                        assert int.from_bytes(payload, "big") == REFUSED_STREAM, stream
+                        refused.append(stream)
+                    elif kind == PING and not flags & ACK:
+                        sock.sendall(frame(PING, ACK, 0, payload))
+            assert refused == streams[-extra:]
+        finally:
+            sock.close()
+        with grpc.insecure_channel(server.address) as ch:  # the server serves on
+            stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+            assert stub.ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_calls_whose_request_never_comes_hold_no_handler_thread(engine: str) -> None:
+    """Twice as many calls as the threads engine has handler threads, each started and
+    its request held back (as from a stalled client, or one sending HEADERS only): other
+    calls and health checks are still served. The threads engine ran every call in a
+    handler thread from its headers on, where it waited for the request, so those calls
+    held every thread and the other calls waited for them (10 s here, then
+    DEADLINE_EXCEEDED; with the default 8 threads, 8 such streams stopped a worker until
+    their connection closed)."""
+    settings = ServerSettings(host="127.0.0.1", port=0, threads=2)
+    with (
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as held_channel,
+        grpc.insecure_channel(
+            server.address, options=[("grpc.use_local_subchannel_pool", 1)]
+        ) as ch,
+        HeldCalls(held_channel) as held,
+    ):
+        interceptor = server.server.interceptor
+        calls = [held.start() for _ in range(2 * settings.threads)]
+        wait_until(lambda: interceptor.in_flight == len(calls), "the held calls in flight")
+        stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+        assert stub.ListGames(pb.ListGamesRequest(), timeout=10).games
+        health = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+        held.release()
+        for call in calls:  # and the held calls, their requests sent at last, are answered
+            assert call.result(timeout=TIMEOUT).games
+        wait_until(lambda: interceptor.in_flight == 0, "every call to leave")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_probes_whose_request_never_comes_do_not_stop_the_health_port(engine: str) -> None:
+    """``--health-port``: probes held without their request (as from a stalled client)
+    leave the next probe answered. The threads engine's probe server had two threads,
+    and grpc's threaded server waits for a call's request in the call's thread: two such
+    streams stopped every probe, and the kubelet would restart a healthy worker."""
+    settings = ServerSettings(host="127.0.0.1", port=0, health_port=0)
+    released = threading.Event()
+
+    def held_request() -> Iterator[health_pb2.HealthCheckRequest]:
+        released.wait(TIMEOUT)
+        yield health_pb2.HealthCheckRequest()
+
+    with InProcess(settings, engine=engine) as server:
+        address = f"127.0.0.1:{server.server.health_port}"
+        with (
+            grpc.insecure_channel(address) as held_channel,
+            grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) as ch,
+        ):
+            check = held_channel.stream_unary(
+                "/grpc.health.v1.Health/Check",
+                request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+                response_deserializer=health_pb2.HealthCheckResponse.FromString,
+            )
+            try:
+                held = [check.future(held_request(), timeout=TIMEOUT) for _ in range(4)]
+                answer = health_pb2_grpc.HealthStub(ch).Check(
+                    health_pb2.HealthCheckRequest(), timeout=10
+                )
+                assert answer.status == health_pb2.HealthCheckResponse.SERVING
+            finally:
+                released.set()
+            for call in held:
+                assert call.result(timeout=TIMEOUT).status == health_pb2.HealthCheckResponse.SERVING
