@@ -22,8 +22,25 @@ the child tunes the garbage collector as a serving worker does (``referee.server
 tune_gc``: start-up's objects frozen), and collects before each stretch, so a
 collection of every object does not land in one stretch and not the other (before
 2026-12-06, session 23, two runs were compared and a few hundred calls were needed to
-drown that out). Needs valgrind (Debian ``valgrind``); each run takes some tens of
-seconds, most of them the imports.
+drown that out). Needs valgrind (Debian ``valgrind``, which has ``vgdb``).
+
+The child starts with callgrind's instrumentation off (``--instr-atstart=no``: valgrind
+runs the code without callgrind's counting or cache simulation, several times faster),
+so its start-up, imports and warm-up, nearly all of a run, are not slowed by them. Just
+before its first stretch (``--stack``: before its first row's warm-up) the child
+switches instrumentation on: it starts ``vgdb --pid=ITS_PID instrumentation on`` (what
+``callgrind_control -i on`` sends) and keeps running Python until vgdb returns, since
+valgrind reads such a command only while the process runs code (a process blocked in a
+wait would need vgdb to interrupt it with ptrace, which a container may forbid); after
+INSTRUMENT_TIMEOUT seconds without an answer the child gives up and the run fails. The
+stretches' counts do not depend on it: on 2026-12-07 the same child run instrumented
+from the start counted the same as when switched on, to the instruction and the cache
+line, for both games' five requests, warm and ``--cold`` (``--calls 10``), but one cold
+count 10 data lines of 1.3 million apart; ``--stack``'s run differs by some thousand
+instructions of a million from one run to the next either way. What does move the
+figures, by up to 1 % of instructions and 2 % of cold lines for some requests, is
+whatever changes the child's memory before its stretches (its own text, the path of
+bench/, the environment's size): compare figures from one version of this script.
 
 ``--cold`` adds what a call costs in a server and not in a loop: the lines of 64 bytes of
 code and of data it must fetch from beyond a core's own caches when they hold none of
@@ -52,11 +69,18 @@ from workload import build, rpc_requests  # bench/ is on sys.path
 BENCH = str(Path(__file__).resolve().parent)
 WARM_UP = 300
 
+# Seconds the child waits for vgdb to switch callgrind's instrumentation on.
+INSTRUMENT_TIMEOUT = 60
+
 # What every child runs first: the two markers around a stretch of work. ``zero()``
 # enters srand48 (callgrind's --zero-before), ``dump()`` lcong48 (--dump-before, each
-# dump a file ``OUT.N``); nothing in Python or its libraries calls either.
-MARKERS = """
-import ctypes, gc
+# dump a file ``OUT.N``); nothing in Python or its libraries calls either. And
+# ``instrument()``, which switches callgrind's instrumentation on (the docstring).
+MARKERS = f"""
+INSTRUMENT_TIMEOUT = {INSTRUMENT_TIMEOUT}
+"""
+MARKERS += """
+import ctypes, gc, os, subprocess, sys, time
 _libc = ctypes.CDLL(None)
 _state = (ctypes.c_ushort * 7)()
 def zero():
@@ -70,6 +94,27 @@ def serving_gc():
     from referee.server import tune_gc
     tune_gc()
 
+def instrument():
+    # vgdb hands valgrind the command, which valgrind reads only while this process runs
+    # code (every 5,000 blocks), so poll rather than wait (--max-invoke-ms=0: vgdb never
+    # interrupts a blocked process with ptrace). The second command reports the state.
+    vgdb = subprocess.Popen(
+        ["vgdb", "--max-invoke-ms=0", f"--pid={os.getpid()}", "instrumentation", "on",
+         "-c", "instrumentation"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    deadline = time.monotonic() + INSTRUMENT_TIMEOUT
+    while vgdb.poll() is None:
+        if time.monotonic() > deadline:
+            vgdb.kill()
+            vgdb.wait()
+            sys.exit(f"callgrind's instrumentation not switched on: no answer from vgdb "
+                     f"in {INSTRUMENT_TIMEOUT} s")
+    answer = vgdb.stdout.read()
+    if vgdb.returncode or "instrumentation: on" not in answer:
+        sys.exit(f"callgrind's instrumentation not switched on: vgdb exited "
+                 f"{vgdb.returncode}: {answer}")
+
 def stretch(count, one, after=lambda: None):
     gc.collect()  # each stretch starts with the collector's young generation empty
     zero()
@@ -79,14 +124,14 @@ def stretch(count, one, after=lambda: None):
     dump()
 """
 
-# The child: the request ``name`` of game argv[2], WARM_UP (argv[5]) calls, then two
-# stretches of calls. Warm (argv[6] "warm"): argv[4] calls, then twice as many. Cold
-# (argv[6] "cold"): argv[4] times ``EVICT`` (argv[7]) bytes copied, then argv[4] times
-# the same copying with a call after each (what the copying alone misses is subtracted).
+# The child: the request ``name`` of game argv[2], WARM_UP (argv[5]) calls, callgrind's
+# instrumentation on, then two stretches of calls. Warm (argv[6] "warm"): argv[4] calls,
+# then twice as many. Cold (argv[6] "cold"): argv[4] times ``EVICT`` (argv[7]) bytes
+# copied, then argv[4] times the same copying with a call after each (what the copying
+# alone misses is subtracted).
 CHILD = (
     MARKERS
     + """
-import sys
 sys.path.insert(0, sys.argv[1])
 from workload import rpc_requests
 name, rpc, request = next(r for r in rpc_requests(sys.argv[2]) if r[0] == sys.argv[3])
@@ -97,6 +142,7 @@ def call():
 for _ in range(int(sys.argv[5])):
     call()
 serving_gc()
+instrument()
 calls = int(sys.argv[4])
 if sys.argv[6] == "cold":
     source, target = bytearray(b"x" * int(sys.argv[7])), bytearray(int(sys.argv[7]))
@@ -119,11 +165,11 @@ else:
 # a row, in order): a ListGames call (a prepared answer) through the threads engine's
 # interceptor and handler wrapper (request id, trailing metadata, the log line recorded,
 # rendered and written to /dev/null: level "info"; filtered out: "warning"), or the
-# servicer alone (kind "servicer"). The grpc context is a stand-in.
+# servicer alone (kind "servicer"). The grpc context is a stand-in. Instrumentation on
+# before the first row's warm-up (the rows' warm-ups are a small part of this run).
 STACK_CHILD = (
     MARKERS
     + """
-import os, sys
 import grpc
 from referee import logs
 from referee.codec import all_codecs
@@ -161,6 +207,7 @@ def servicer_only():
 def stack():
     interceptor.intercept_service(lambda _: handler, details).unary_unary(request, context)
 
+instrument()
 calls = int(sys.argv[2])
 for row in sys.argv[1].split(","):
     kind, level = row.split(":")
@@ -227,18 +274,24 @@ def collected(game: str, rpc: str, calls: int, cold: str = "warm") -> tuple[Coun
 
 def _run_child(args: list[str], simulate: list[str], stretches: int) -> list[Counts]:
     """The counts of each stretch of a child run under callgrind (``args`` after the
-    interpreter's), in order."""
+    interpreter's), in order. The child starts uninstrumented and calls ``instrument()``
+    (MARKERS) before it counts."""
     with tempfile.TemporaryDirectory(prefix="callgrind-") as tmp:
         out = Path(tmp) / "counts"
         # -P: not the current directory first on sys.path, where a checkout's interpreted
         # package would shadow the build measured (PYTHONPATH=DIR for a compiled tree).
         cmd = [
             "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *simulate,
+            "--instr-atstart=no", "--vgdb=yes",
             "--zero-before=*srand48*", "--dump-before=*lcong48*",
             sys.executable, "-P", *args,
         ]  # fmt: skip
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if done.returncode:
+            raise RuntimeError(
+                f"the child under callgrind exited {done.returncode}:\n{done.stderr[-4000:]}"
+            )
         counted = _stretches(out, stretches)
     return [Counts(c["Ir"], c.get("ILmr", 0), c.get("DLmr", 0) + c.get("DLmw", 0)) for c in counted]
 
@@ -250,7 +303,7 @@ def per_call(game: str, rpc: str, calls: int) -> float:
 
 def stack_per_call(calls: int) -> dict[str, float]:
     """Instructions a call of each row of STACK_ROWS, all counted in one child (its
-    imports under valgrind are most of its run)."""
+    imports run uninstrumented)."""
     rows = ",".join(f"{kind}:{level}" for kind, level in STACK_ROWS.values())
     counts = _run_child(
         ["-c", STACK_CHILD, rows, str(calls), str(WARM_UP)], [], 2 * len(STACK_ROWS)
@@ -292,8 +345,8 @@ def main() -> None:
         "that hold none of them (simulated: 1 MiB last level, 4 MiB copied before a call)",
     )
     args = parser.parse_args()
-    if not shutil.which("valgrind"):
-        sys.exit("valgrind not found: apt-get install valgrind")
+    if not shutil.which("valgrind") or not shutil.which("vgdb"):
+        sys.exit("valgrind or its vgdb not found: apt-get install valgrind")
     rpcs = " ".join(repr(x) if " " in x else x for x in args.rpcs)
     print(
         f"command: python bench/instructions.py --games {' '.join(args.games)} "
