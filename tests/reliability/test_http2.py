@@ -33,6 +33,7 @@ from ..service.slow_http2 import (
     SETTINGS,
     _literal,
     frame,
+    split_frames,
 )
 
 RST_STREAM = 0x3
@@ -47,16 +48,7 @@ def read_frames(sock: socket.socket, buffer: bytearray) -> list[tuple[int, int, 
     if not data:
         raise AssertionError("the server closed the connection")
     buffer += data
-    frames = []
-    while len(buffer) >= 9:
-        length = int.from_bytes(buffer[:3], "big")
-        if len(buffer) < 9 + length:
-            break
-        kind, flags = buffer[3], buffer[4]
-        stream = int.from_bytes(buffer[5:9], "big") & 0x7FFF_FFFF
-        frames.append((kind, flags, stream, bytes(buffer[9 : 9 + length])))
-        del buffer[: 9 + length]
-    return frames
+    return split_frames(buffer)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -27,6 +27,21 @@ def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
     return header + payload
 
 
+def split_frames(buffer: bytearray) -> list[tuple[int, int, int, bytes]]:
+    """The whole frames at the start of ``buffer``, taken out of it: (type, flags,
+    stream, payload) each; a partial frame stays in ``buffer``."""
+    frames = []
+    while len(buffer) >= 9:
+        length = int.from_bytes(buffer[:3], "big")
+        if len(buffer) < 9 + length:
+            break
+        kind, flags = buffer[3], buffer[4]
+        stream = int.from_bytes(buffer[5:9], "big") & 0x7FFF_FFFF
+        frames.append((kind, flags, stream, bytes(buffer[9 : 9 + length])))
+        del buffer[: 9 + length]
+    return frames
+
+
 def _hpack_int(value: int, prefix_bits: int) -> bytes:
     """An HPACK integer (RFC 7541 5.1) in a first octet whose other bits are zero."""
     limit = (1 << prefix_bits) - 1
@@ -87,7 +102,7 @@ class SlowCall:
 
     def read_slowly(self, pause_seconds: float = 0.002, read_size: int = 4096) -> SlowAnswer:
         """Read the answer ``read_size`` bytes at a time, pausing between reads."""
-        buffer, data, unacknowledged, ended, goaways = b"", b"", 0, False, 0
+        buffer, data, unacknowledged, ended, goaways = bytearray(), b"", 0, False, 0
         error: str | None = None
         try:
             while not ended:
@@ -97,13 +112,8 @@ class SlowCall:
                     break
                 buffer += received
                 out = b""
-                while len(buffer) >= 9:
-                    length = int.from_bytes(buffer[:3], "big")
-                    if len(buffer) < 9 + length:
-                        break
-                    kind, flags = buffer[3], buffer[4]
-                    stream = int.from_bytes(buffer[5:9], "big") & 0x7FFF_FFFF
-                    payload, buffer = buffer[9 : 9 + length], buffer[9 + length :]
+                for kind, flags, stream, payload in split_frames(buffer):
+                    length = len(payload)
                     if kind == DATA:
                         if flags & PADDED:
                             payload = payload[1 : len(payload) - payload[0]]
