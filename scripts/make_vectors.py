@@ -204,10 +204,10 @@ def plan(
     out: Path, codecs: Sequence[GameCodec], added: Sequence[str] = ()
 ) -> list[tuple[Path, str, int, dict[str, Any], int]]:
     """(file, rules version, the vector's index in _vectors, GameConfig JSON, steps) of
-    every vector file to write: each
-    existing file under the version it records, a vector with no file under its game's
-    newest version, and every vector of an ``added`` version's game under that version.
-    A version that is not served (recorded in a file, or added) is a ValueError."""
+    every vector file to write: each existing file under the version it records, a
+    vector with no file under its game's newest version, and every vector of an
+    ``added`` version's game under that version. A version that is not served (recorded
+    in a file, or added) is a ValueError."""
     served = {c.rules.rules_version: c for c in codecs}
     starts = newest(codecs)
     for version in added:
