@@ -475,6 +475,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         max_connection_age_seconds=args.max_connection_age_seconds,
         max_connection_age_grace_seconds=args.max_connection_age_grace_seconds,
         max_connection_idle_seconds=args.max_connection_idle_seconds,
+        compressed_requests=args.compressed_requests,
         drain_delay_seconds=args.drain_delay_seconds,
         health_host=args.health_host,
         health_port=args.health_port,
@@ -494,7 +495,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
 
 def _parser() -> argparse.ArgumentParser:
     from referee.logs import FORMATS, LEVELS
-    from referee.server import DEFAULT_PORT, MIN_MESSAGE_BYTES
+    from referee.server import COMPRESSED_REQUESTS, DEFAULT_PORT, MIN_MESSAGE_BYTES
 
     parser = argparse.ArgumentParser(
         prog="referee",
@@ -532,6 +533,16 @@ def _parser() -> argparse.ArgumentParser:
         _int_range(MIN_MESSAGE_BYTES, 256 * 1024 * 1024),
         "largest request or response accepted (at least 1 MiB: only a Replay's answer "
         "can be larger)",
+    )
+    _add_setting(
+        serve,
+        "--compressed-requests",
+        "COMPRESSED_REQUESTS",
+        "accept",
+        _choice(COMPRESSED_REQUESTS),
+        "accept: requests compressed with gzip or deflate are inflated (up to "
+        "--max-message-bytes, before any check, tokens included) and served; refuse: gRPC "
+        "answers them UNIMPLEMENTED (for a port clients you do not trust can reach)",
     )
     _add_setting(
         serve,
@@ -1184,7 +1195,8 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
         f"  limits    messages {message}, {s.max_replay_actions} actions a "
         f"Replay, calls in flight a worker {s.max_concurrent_rpcs or 'unlimited'}, Replays "
-        f"{s.max_concurrent_replays or 'unlimited'}",
+        f"{s.max_concurrent_replays or 'unlimited'}; compressed requests "
+        + ("accepted" if s.compressed_requests == "accept" else "refused"),
         f"  rules     {rules}",
         f"  sealing   {sealing}",
         f"  auth      {auth}",

@@ -59,7 +59,9 @@ def test_environment_sets_what_flags_set(monkeypatch: pytest.MonkeyPatch, certs:
     monkeypatch.setenv("REFEREE_AUTH_TOKENS", f"ci={TOKEN}")
     monkeypatch.setenv("REFEREE_AUTH_EXEMPT", "grpc.health.v1.Health")
     monkeypatch.setenv("REFEREE_NEW_GAME_RULES", " ecarte/1 ,earl_of_coventry/1")
+    monkeypatch.setenv("REFEREE_COMPRESSED_REQUESTS", "Refuse")
     s = settings_of(["serve"])
+    assert s.compressed_requests == "refuse"  # type: ignore[attr-defined]
     assert s.new_game_rules == ("ecarte/1", "earl_of_coventry/1")  # type: ignore[attr-defined]
     assert s.workers == 3 and s.max_concurrent_rpcs == 64  # type: ignore[attr-defined]
     assert s.health_port == 8081 and s.metrics_port == 9090  # type: ignore[attr-defined]
@@ -117,6 +119,7 @@ def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], 
         (["--worker-hang-seconds", "inf"], {}, "not a finite number"),
         ([], {"REFEREE_DRAIN_DELAY_SECONDS": "nan"}, "not a finite number"),
         ([], {"REFEREE_MAX_CONNECTION_AGE_SECONDS": "soon"}, "not a number"),
+        (["--compressed-requests", "gzip"], {}, "'gzip' is not one of accept, refuse"),
         (["--new-game-rules", "ecarte/9"], {}, "'ecarte/9' is not a rules version served here"),
         ([], {"REFEREE_NEW_GAME_RULES": "ecarte/1, ecarte/1"}, "more than one version of ecarte"),
     ]
@@ -268,6 +271,19 @@ def test_seal_keys_are_never_in_a_repr_and_short_ages_are_kept() -> None:
     )
     assert options["grpc.max_connection_age_ms"] == 500
     assert options["grpc.max_connection_idle_ms"] == 250
+
+
+def test_compressed_requests_are_refused_by_gzip_and_deflate_being_disabled() -> None:
+    """--compressed-requests refuse enables only identity in gRPC (bit 0 of the bitset);
+    accept leaves gRPC's default (every algorithm) alone."""
+    from referee.server import ServerSettings
+
+    accept = dict(ServerSettings().grpc_options())
+    assert "grpc.compression_enabled_algorithms_bitset" not in accept
+    refuse = dict(ServerSettings(compressed_requests="refuse").grpc_options())
+    assert refuse["grpc.compression_enabled_algorithms_bitset"] == 1
+    with pytest.raises(ValueError, match="compressed_requests"):
+        ServerSettings(compressed_requests="gzip")
 
 
 @pytest.mark.parametrize(
@@ -602,7 +618,11 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert f"workers   auto ({available_cpus()} on this machine)" in out
     # One worker: no supervisor, no hung worker to replace.
     assert cli.main(["serve", "--check-config", "--workers", "1"]) == 0
-    assert "workers   1; engine auto" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "workers   1; engine auto" in out and "; compressed requests accepted\n" in out
+    argv = ["serve", "--check-config", "--compressed-requests", "refuse"]
+    assert cli.main(argv) == 0
+    assert "Replays unlimited; compressed requests refused\n" in capsys.readouterr().out
     for argv, env, message in bad_cases(certs, tmp_path):
         with monkeypatch.context() as mp:
             for k, v in env.items():

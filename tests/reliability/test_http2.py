@@ -6,7 +6,9 @@
   engine: other calls and health checks are served while they wait.
 - A connection may not open streams without bound: the server advertises
   SETTINGS_MAX_CONCURRENT_STREAMS and refuses the streams over it (REFUSED_STREAM),
-  since every open stream costs it memory whether or not its request ever comes."""
+  since every open stream costs it memory whether or not its request ever comes.
+- Compressed requests (item 38) are inflated and served, or refused UNIMPLEMENTED
+  under --compressed-requests refuse; inflating stops at --max-message-bytes."""
 
 from __future__ import annotations
 
@@ -170,3 +172,50 @@ def test_probes_whose_request_never_comes_do_not_stop_the_health_port(engine: st
                 released.set()
             for call in held:
                 assert call.result(timeout=TIMEOUT).status == health_pb2.HealthCheckResponse.SERVING
+
+
+def _unknown_field(size: int) -> bytes:
+    """A valid protobuf message of ``size`` zero bytes in an unknown field (15, bytes):
+    every request type parses it, and it compresses to almost nothing."""
+    length = bytearray()
+    n = size
+    while n >= 0x80:
+        length.append(n & 0x7F | 0x80)
+        n >>= 7
+    length.append(n)
+    return bytes([15 << 3 | 2]) + bytes(length) + bytes(size)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("mode", ["accept", "refuse"])
+def test_compressed_requests_are_served_unless_refused(engine: str, mode: str) -> None:
+    """--compressed-requests: a gzip'd request is inflated and served under accept (gRPC's
+    default), answered UNIMPLEMENTED under refuse, before the referee sees it; the same
+    request uncompressed is served under both. Inflating stops at --max-message-bytes
+    (RESOURCE_EXHAUSTED): 64 KiB of zeros is 90 bytes gzip'd, and 2 MiB 2 KB."""
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, max_message_bytes=1 << 20, compressed_requests=mode
+    )
+    with (
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as channel,
+    ):
+        list_games = channel.unary_unary(
+            "/referee.v1.RefereeService/ListGames",
+            request_serializer=None,
+            response_deserializer=pb.ListGamesResponse.FromString,
+        )
+        small, bomb = _unknown_field(64 << 10), _unknown_field(2 << 20)
+        assert list_games(small, timeout=TIMEOUT).games  # uncompressed: served
+        if mode == "accept":
+            assert list_games(small, timeout=TIMEOUT, compression=grpc.Compression.Gzip).games
+            with pytest.raises(grpc.RpcError) as bombed:
+                list_games(bomb, timeout=TIMEOUT, compression=grpc.Compression.Gzip)
+            assert bombed.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        else:
+            for request in (small, bomb):
+                for algorithm in (grpc.Compression.Gzip, grpc.Compression.Deflate):
+                    with pytest.raises(grpc.RpcError) as refused:
+                        list_games(request, timeout=TIMEOUT, compression=algorithm)
+                    assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED
+        assert list_games(small, timeout=TIMEOUT).games  # and the server still serves
