@@ -82,7 +82,10 @@ DEFAULT_THREADS = 8
 # costs the server about 21 KB whether or not its request ever comes: one connection
 # opening 30,000 streams with 15-byte HEADERS frames (450 KB) took a worker from 55 to
 # 693 MB, for as long as the connection lived. Streams over the limit are refused
-# (RST_STREAM REFUSED_STREAM). grpcio's client does not wait for a free stream: it
+# (RST_STREAM REFUSED_STREAM); so are those of a "rapid reset" flood past it, since gRPC
+# counts a stream its client reset until the server is done with it (without the limit
+# such a flood filled gRPC's queue of calls not yet taken, and gRPC answered other
+# clients' calls CANCELLED). grpcio's client does not wait for a free stream: it
 # sends the call, which fails UNAVAILABLE (a limit of 100 refused 34 of a burst of 150
 # calls on one channel), so the limit is far above what one connection of a client
 # has in flight: the benchmarks keep 16, the gRPC-Web gateway 64 (--max-connections 256

@@ -6,7 +6,8 @@
   engine: other calls and health checks are served while they wait.
 - A connection may not open streams without bound: the server advertises
   SETTINGS_MAX_CONCURRENT_STREAMS and refuses the streams over it (REFUSED_STREAM),
-  since every open stream costs it memory whether or not its request ever comes.
+  since every open stream costs it memory whether or not its request ever comes; streams
+  the client resets at once ("rapid reset") count until the server is done with them.
 - Compressed requests (item 38) are inflated and served, or refused UNIMPLEMENTED
   under --compressed-requests refuse; inflating stops at --max-message-bytes."""
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -53,6 +55,39 @@ def read_frames(sock: socket.socket, buffer: bytearray) -> list[tuple[int, int, 
     return split_frames(buffer)
 
 
+def handshake(sock: socket.socket, buffer: bytearray) -> dict[int, int]:
+    """The client's preface and empty SETTINGS on a raw connection, then the server's
+    SETTINGS (acknowledged) until it acknowledges ours: what the server advertised."""
+    sock.sendall(PREFACE + frame(SETTINGS, 0, 0))
+    advertised: dict[int, int] = {}
+    acknowledged = False
+    while not acknowledged:
+        for kind, flags, _, payload in read_frames(sock, buffer):
+            if kind == SETTINGS and not flags & ACK:
+                for i in range(0, len(payload), 6):
+                    key, value = struct.unpack(">HI", payload[i : i + 6])
+                    advertised[key] = value
+                sock.sendall(frame(SETTINGS, ACK, 0))
+            elif kind == SETTINGS:
+                acknowledged = True
+    return advertised
+
+
+def call_headers(port: int, method: str) -> bytes:
+    """A gRPC call's HEADERS block (HPACK literals, never indexed)."""
+    return b"".join(
+        _literal(name, value)
+        for name, value in (
+            (":method", "POST"),
+            (":scheme", "http"),
+            (":authority", f"127.0.0.1:{port}"),
+            (":path", f"/referee.v1.RefereeService/{method}"),
+            ("content-type", "application/grpc"),
+            ("te", "trailers"),
+        )
+    )
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_connection_cannot_open_streams_without_bound(engine: str) -> None:
     """HEADERS-only streams on one raw connection, a few more than the limit: the server
@@ -63,31 +98,10 @@ def test_a_connection_cannot_open_streams_without_bound(engine: str) -> None:
     with InProcess(ServerSettings(host="127.0.0.1", port=0), engine=engine) as server:
         sock = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
         try:
-            sock.sendall(PREFACE + frame(SETTINGS, 0, 0))
             buffer = bytearray()
-            advertised: dict[int, int] = {}
-            acknowledged = False
-            while not acknowledged:  # the server's settings, then its ack of ours
-                for kind, flags, _, payload in read_frames(sock, buffer):
-                    if kind == SETTINGS and not flags & ACK:
-                        for i in range(0, len(payload), 6):
-                            key, value = struct.unpack(">HI", payload[i : i + 6])
-                            advertised[key] = value
-                        sock.sendall(frame(SETTINGS, ACK, 0))
-                    elif kind == SETTINGS:
-                        acknowledged = True
+            advertised = handshake(sock, buffer)
             assert advertised.get(SETTINGS_MAX_CONCURRENT_STREAMS) == MAX_STREAMS_PER_CONNECTION
-            block = b"".join(
-                _literal(name, value)
-                for name, value in (
-                    (":method", "POST"),
-                    (":scheme", "http"),
-                    (":authority", f"127.0.0.1:{server.port}"),
-                    (":path", "/referee.v1.RefereeService/ListGames"),
-                    ("content-type", "application/grpc"),
-                    ("te", "trailers"),
-                )
-            )
+            block = call_headers(server.port, "ListGames")
             streams = [1 + 2 * i for i in range(MAX_STREAMS_PER_CONNECTION + extra)]
             # HEADERS without END_STREAM and no DATA: calls whose request never comes.
             sock.sendall(b"".join(frame(HEADERS, END_HEADERS, s, block) for s in streams))
@@ -103,6 +117,46 @@ def test_a_connection_cannot_open_streams_without_bound(engine: str) -> None:
         finally:
             sock.close()
         with grpc.insecure_channel(server.address) as ch:  # the server serves on
+            stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+            assert stub.ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_streams_reset_at_once_still_count_against_the_limit(engine: str) -> None:
+    """A "rapid reset" flood (item 37): ten times the limit of streams, each opened and
+    reset at once (HEADERS, then RST_STREAM CANCEL), in one burst on one connection.
+    gRPC counts a stream the client reset until the server is done with it, so past the
+    limit the flood is refused (REFUSED_STREAM) instead of reaching gRPC's queue of calls
+    not yet taken by the server. Without the limit none was refused, that queue filled,
+    and gRPC answered other clients' calls CANCELLED: 32 - 36 of 55 - 58 probe
+    ApplyActions in a 6 s flood, none with it (reliability.md, item 37)."""
+    flood = 10 * MAX_STREAMS_PER_CONNECTION
+    with InProcess(ServerSettings(host="127.0.0.1", port=0), engine=engine) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+        try:
+            buffer = bytearray()
+            handshake(sock, buffer)
+            block = call_headers(server.port, "ApplyAction")
+            cancel = (0x8).to_bytes(4, "big")
+            sock.sendall(
+                b"".join(
+                    frame(HEADERS, END_HEADERS, s, block) + frame(RST_STREAM, 0, s, cancel)
+                    for s in range(1, 2 * flood, 2)
+                )
+            )
+            refused = 0
+            give_up = time.monotonic() + TIMEOUT  # without the limit, none is ever refused
+            while not refused:
+                assert time.monotonic() < give_up, "no stream of the flood was refused"
+                for kind, flags, stream, payload in read_frames(sock, buffer):
+                    if kind == RST_STREAM:
+                        assert int.from_bytes(payload, "big") == REFUSED_STREAM, stream
+                        refused += 1
+                    elif kind == PING and not flags & ACK:
+                        sock.sendall(frame(PING, ACK, 0, payload))
+        finally:
+            sock.close()
+        with grpc.insecure_channel(server.address) as ch:
             stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
             assert stub.ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games
 
