@@ -392,7 +392,8 @@ def _find_state(msg: Message) -> Message | None:
 # ------------------------------------------------------------------ wire-format garbage
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """``n`` as a protobuf varint."""
     out = bytearray()
     while True:
         b = n & 0x7F
@@ -404,6 +405,12 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
+def unknown_field(number: int, payload: bytes) -> bytes:
+    """A length-delimited field ``number`` holding ``payload``: appended to a message
+    of a type without that field, a valid message every parser keeps or skips."""
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
 @st.composite
 def wire_garbage(draw: Draw) -> bytes:
     """Bytes that look like protobuf: tags of real field numbers with wrong wire types,
@@ -412,20 +419,20 @@ def wire_garbage(draw: Draw) -> bytes:
     for _ in range(draw(st.integers(1, 6))):
         number = draw(st.sampled_from([1, 2, 3, 4, 5, 6, 10, 11, 15, 16, 2**29 - 1]))
         wire = draw(st.integers(0, 7))  # 3/4 (groups), 6/7 (invalid) included
-        out += _varint(number << 3 | wire)
+        out += varint(number << 3 | wire)
         kind = draw(st.integers(0, 4))
         if kind == 0:
-            out += _varint(draw(st.integers(0, 2**64 - 1)))
+            out += varint(draw(st.integers(0, 2**64 - 1)))
         elif kind == 1:  # a length larger than what follows
-            out += _varint(draw(st.integers(1, 2**32))) + draw(st.binary(max_size=8))
+            out += varint(draw(st.integers(1, 2**32))) + draw(st.binary(max_size=8))
         elif kind == 2:  # an 11-byte varint
             out += b"\xff" * 10 + b"\x01"
         elif kind == 3:  # nested length-delimited fields, deeper than any parser allows
             depth = draw(st.integers(1, 200))
             inner = b""
             for _ in range(depth):
-                inner = _varint(10 << 3 | 2) + _varint(len(inner)) + inner
-            out += _varint(len(inner)) + inner
+                inner = varint(10 << 3 | 2) + varint(len(inner)) + inner
+            out += varint(len(inner)) + inner
         else:
             out += draw(st.binary(max_size=16))
     return bytes(out)

@@ -24,6 +24,8 @@ from referee.service import Referee
 from referee.v1 import common_pb2
 from referee.v1 import referee_pb2 as pb
 
+from .protofuzz import unknown_field
+
 SEED = bytes(32)
 BYTES_PER_BYTE = 20  # the most memory a refused request may cost per byte of it
 EARL = pb.GameConfig(earl_of_coventry={"seats": 4})
@@ -111,14 +113,7 @@ def test_a_config_of_many_templates_is_refused_before_they_are_read(style: int) 
 
 def _with_unknown_field(message: bytes, size: int) -> bytes:
     """``message`` with an unknown field (number 1000) of ``size`` bytes, distinct each time."""
-    payload = os.urandom(16) + bytes(size - 16)
-    length = bytearray()
-    n = len(payload)
-    while n >= 0x80:
-        length.append(n & 0x7F | 0x80)
-        n >>= 7
-    length.append(n)
-    return message + b"\xc2\x3e" + bytes(length) + payload
+    return message + unknown_field(1000, os.urandom(16) + bytes(size - 16))
 
 
 def test_unknown_fields_are_not_kept_after_the_call() -> None:

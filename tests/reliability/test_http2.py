@@ -39,6 +39,8 @@ from ..service.slow_http2 import (
     frame,
     split_frames,
 )
+from .protofuzz import unknown_field
+from .support import caller
 
 RST_STREAM = 0x3
 SETTINGS_MAX_CONCURRENT_STREAMS = 0x3
@@ -71,6 +73,19 @@ def handshake(sock: socket.socket, buffer: bytearray) -> dict[int, int]:
             elif kind == SETTINGS:
                 acknowledged = True
     return advertised
+
+
+def refused_streams(sock: socket.socket, buffer: bytearray) -> list[int]:
+    """The streams the server refused in what one read brings (every RST_STREAM must
+    be REFUSED_STREAM); its PINGs are answered."""
+    refused = []
+    for kind, flags, stream, payload in read_frames(sock, buffer):
+        if kind == RST_STREAM:
+            assert int.from_bytes(payload, "big") == REFUSED_STREAM, stream
+            refused.append(stream)
+        elif kind == PING and not flags & ACK:
+            sock.sendall(frame(PING, ACK, 0, payload))
+    return refused
 
 
 def call_headers(port: int, method: str) -> bytes:
@@ -107,12 +122,7 @@ def test_a_connection_cannot_open_streams_without_bound(engine: str) -> None:
             sock.sendall(b"".join(frame(HEADERS, END_HEADERS, s, block) for s in streams))
             refused: list[int] = []
             while len(refused) < extra:
-                for kind, flags, stream, payload in read_frames(sock, buffer):
-                    if kind == RST_STREAM:
-                        assert int.from_bytes(payload, "big") == REFUSED_STREAM, stream
-                        refused.append(stream)
-                    elif kind == PING and not flags & ACK:
-                        sock.sendall(frame(PING, ACK, 0, payload))
+                refused += refused_streams(sock, buffer)
             assert refused == streams[-extra:]
         finally:
             sock.close()
@@ -144,16 +154,9 @@ def test_streams_reset_at_once_still_count_against_the_limit(engine: str) -> Non
                     for s in range(1, 2 * flood, 2)
                 )
             )
-            refused = 0
             give_up = time.monotonic() + TIMEOUT  # without the limit, none is ever refused
-            while not refused:
+            while not refused_streams(sock, buffer):
                 assert time.monotonic() < give_up, "no stream of the flood was refused"
-                for kind, flags, stream, payload in read_frames(sock, buffer):
-                    if kind == RST_STREAM:
-                        assert int.from_bytes(payload, "big") == REFUSED_STREAM, stream
-                        refused += 1
-                    elif kind == PING and not flags & ACK:
-                        sock.sendall(frame(PING, ACK, 0, payload))
         finally:
             sock.close()
         with grpc.insecure_channel(server.address) as ch:
@@ -228,18 +231,6 @@ def test_probes_whose_request_never_comes_do_not_stop_the_health_port(engine: st
                 assert call.result(timeout=TIMEOUT).status == health_pb2.HealthCheckResponse.SERVING
 
 
-def _unknown_field(size: int) -> bytes:
-    """A valid protobuf message of ``size`` zero bytes in an unknown field (15, bytes):
-    every request type parses it, and it compresses to almost nothing."""
-    length = bytearray()
-    n = size
-    while n >= 0x80:
-        length.append(n & 0x7F | 0x80)
-        n >>= 7
-    length.append(n)
-    return bytes([15 << 3 | 2]) + bytes(length) + bytes(size)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("mode", ["accept", "refuse"])
 def test_compressed_requests_are_served_unless_refused(engine: str, mode: str) -> None:
@@ -254,12 +245,9 @@ def test_compressed_requests_are_served_unless_refused(engine: str, mode: str) -
         InProcess(settings, engine=engine) as server,
         grpc.insecure_channel(server.address) as channel,
     ):
-        list_games = channel.unary_unary(
-            "/referee.v1.RefereeService/ListGames",
-            request_serializer=None,
-            response_deserializer=pb.ListGamesResponse.FromString,
-        )
-        small, bomb = _unknown_field(64 << 10), _unknown_field(2 << 20)
+        list_games = caller(channel, "ListGames")
+        # Zeros in an unknown field: a valid request that compresses to almost nothing.
+        small, bomb = unknown_field(15, bytes(64 << 10)), unknown_field(15, bytes(2 << 20))
         assert list_games(small, timeout=TIMEOUT).games  # uncompressed: served
         if mode == "accept":
             assert list_games(small, timeout=TIMEOUT, compression=grpc.Compression.Gzip).games
