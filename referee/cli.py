@@ -314,6 +314,15 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
         seconds,
         "close connections without calls for this long (0: never)",
     )
+    _add_setting(
+        group,
+        "--handshake-timeout-seconds",
+        "HANDSHAKE_TIMEOUT_SECONDS",
+        "10",
+        seconds,
+        "close a new connection that has not completed its handshake (TLS, then HTTP/2's "
+        "preface) within this; until then it holds a file descriptor (gRPC's default: 120)",
+    )
     group = serve.add_argument_group("probes and metrics")
     _add_setting(
         group,
@@ -454,7 +463,11 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             f"{named('--worker-hang-seconds')} must be 0 (never) or at least 3 "
             "(heartbeats are 1 s apart)"
         )
-    for flag in ("--keepalive-time-seconds", "--keepalive-timeout-seconds"):
+    for flag in (
+        "--keepalive-time-seconds",
+        "--keepalive-timeout-seconds",
+        "--handshake-timeout-seconds",
+    ):
         if getattr(args, flag[2:].replace("-", "_")) < 1:
             fail(f"{named(flag)} must be at least 1")
     return ServerSettings(
@@ -475,6 +488,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         max_connection_age_seconds=args.max_connection_age_seconds,
         max_connection_age_grace_seconds=args.max_connection_age_grace_seconds,
         max_connection_idle_seconds=args.max_connection_idle_seconds,
+        handshake_timeout_seconds=args.handshake_timeout_seconds,
         compressed_requests=args.compressed_requests,
         drain_delay_seconds=args.drain_delay_seconds,
         health_host=args.health_host,
@@ -1171,6 +1185,14 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         hang = s.worker_hang_seconds
         workers += ", a hung worker replaced after " + (f"{hang:g} s" if hang else "never")
     message = _size(s.max_message_bytes)
+    age = (
+        f"{s.max_connection_age_seconds:g} s (+{s.max_connection_age_grace_seconds:g} s grace)"
+        if s.max_connection_age_seconds > 0
+        else "unlimited"
+    )
+    idle = (
+        f"{s.max_connection_idle_seconds:g} s" if s.max_connection_idle_seconds > 0 else "unlimited"
+    )
     from referee.codec import all_codecs, others, starting
 
     codecs = all_codecs()
@@ -1193,6 +1215,9 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         "  tracing   " + (f"OTLP/gRPC to {tracing_endpoint()}" if s.tracing == "otlp" else "off"),
         f"  workers   {workers}; engine {s.engine}",
         f"  stopping  drain delay {s.drain_delay_seconds:g} s, then grace {s.grace_seconds:g} s",
+        f"  connect   handshake within {s.handshake_timeout_seconds:g} s; a ping after "
+        f"{s.keepalive_time_seconds:g} s quiet ({s.keepalive_timeout_seconds:g} s to answer); "
+        f"age {age}; idle {idle}",
         f"  limits    messages {message}, {s.max_replay_actions} actions a "
         f"Replay, calls in flight a worker {s.max_concurrent_rpcs or 'unlimited'}, Replays "
         f"{s.max_concurrent_replays or 'unlimited'}; compressed requests "

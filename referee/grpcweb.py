@@ -43,6 +43,7 @@ from typing import Any, Final
 import grpc
 
 from referee.errors import RequestError
+from referee.httpio import DeadlineReader
 from referee.logs import get_logger
 
 log = get_logger("referee.grpcweb")
@@ -343,35 +344,6 @@ def _metadata_lines(metadata: Sequence[tuple[str, Any]] | None) -> list[tuple[st
     return lines
 
 
-class _RequestReader(io.RawIOBase):
-    """A connection's reads, each bounded by what is left of the time the request may
-    take to arrive (from the end of the previous answer, or the connection's start, to
-    the end of its body): a client that sends a byte now and then (slowloris) is cut
-    at that deadline, not kept for ever by a timeout that each byte renews."""
-
-    def __init__(self, sock: socket.socket, seconds: float) -> None:
-        super().__init__()
-        self._sock = sock
-        self._seconds = seconds
-        self.deadline = time.monotonic() + seconds
-
-    def restart(self) -> None:
-        self.deadline = time.monotonic() + self._seconds
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the request did not arrive in time")
-        self._sock.settimeout(left)
-        try:
-            return self._sock.recv_into(buffer)
-        finally:
-            self._sock.settimeout(self._seconds)  # what an answer's writes may take
-
-
 class _Listener(ThreadingHTTPServer):
     """The HTTP/1.1 server: a thread per connection, at most ``max_connections``."""
 
@@ -454,7 +426,7 @@ class _Handler(BaseHTTPRequestHandler):
         gateway.connection_opened(self.request)
         super().setup()
         self.rfile.close()
-        self._reader = _RequestReader(self.request, gateway.settings.idle_timeout_seconds)
+        self._reader = DeadlineReader(self.request, gateway.settings.idle_timeout_seconds)
         self.rfile = io.BufferedReader(self._reader)
 
     def handle_one_request(self) -> None:

@@ -32,6 +32,8 @@ workers' collections to show).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import socket
 import threading
@@ -272,8 +274,49 @@ def sealed_refusal(reason: str) -> None:
 # ---------------------------------------------------------------- exposition
 
 
+# The metrics endpoint is an http.server with a thread per connection. Without bounds a
+# connection that sent nothing held its thread for ever (2,000 silent connections: 2,000
+# threads and 51 MB, and a process at its open-files limit takes no connection, gRPC's
+# included). A scrape's request must arrive whole within METRICS_REQUEST_SECONDS
+# (Prometheus sends it at once), and at most METRICS_CONNECTIONS are served at a time;
+# one more is answered 503 and closed. HTTP/1.0: a connection serves one request.
+METRICS_REQUEST_SECONDS = 10.0
+METRICS_CONNECTIONS = 16
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n\r\n"
+
+
 class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slots = threading.BoundedSemaphore(METRICS_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: its slot is not taken
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that broke (reset, too slow): nothing, where socketserver
+        prints a traceback; anything else is a bug, printed so."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], OSError):  # TimeoutError included
+            super().handle_error(request, client_address)
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -297,11 +340,17 @@ def http_server(sock: socket.socket, registry: Any) -> ThreadingHTTPServer:
     """An HTTP server answering ``GET /metrics`` (any path) from ``registry`` on ``sock``."""
     from prometheus_client.exposition import MetricsHandler
 
-    server = _HttpServer(
-        sock.getsockname()[:2],
-        MetricsHandler.factory(registry),
-        bind_and_activate=False,
-    )
+    from referee.httpio import DeadlineReader
+
+    class Handler(MetricsHandler):
+        def setup(self) -> None:
+            self.request.settimeout(METRICS_REQUEST_SECONDS)  # the answer's writes too
+            super().setup()
+            self.rfile.close()
+            self.rfile = io.BufferedReader(DeadlineReader(self.request, METRICS_REQUEST_SECONDS))
+
+    Handler.registry = registry
+    server = _HttpServer(sock.getsockname()[:2], Handler, bind_and_activate=False)
     server.socket.close()
     server.socket = sock
     return server

@@ -3,6 +3,7 @@ several-worker sum is checked in test_workers), and the same series in both mode
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -363,5 +364,58 @@ def test_the_metrics_port_on_the_ipv6_wildcard_serves_ipv4_too() -> None:
             with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30) as answer:
                 assert b"referee_build_info" in answer.read()
     finally:
+        http.shutdown()
+        http.server_close()
+
+
+def test_the_metrics_endpoint_bounds_what_slow_clients_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scrape's request must arrive whole within METRICS_REQUEST_SECONDS, however it
+    trickles in, and at most METRICS_CONNECTIONS are served at once: one more is answered
+    503 at once. Before, each connection that sent nothing held a thread of the worker (or
+    of the metrics process) and a file descriptor for ever."""
+    import socket
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from .test_open_files import closed_by_server
+
+    monkeypatch.setattr(m, "METRICS_REQUEST_SECONDS", 5.0)
+    monkeypatch.setattr(m, "METRICS_CONNECTIONS", 4)
+    sock = m.bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    http = m.serve_in_thread(sock, m.Metrics().exposition_registry())
+    url = f"http://127.0.0.1:{port}/metrics"
+    held: list[socket.socket] = []
+    try:
+        for _ in range(3):  # silent
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+        held.append(slow)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=30)
+        assert refused.value.code == 503 and refused.value.headers["Retry-After"] == "1"
+        stop = threading.Event()
+
+        def trickle() -> None:  # a byte every 0.1 s, never a whole request line
+            with contextlib.suppress(OSError):
+                while not stop.wait(0.1):
+                    slow.sendall(b"G")
+
+        trickler = threading.Thread(target=trickle, daemon=True)
+        trickler.start()
+        try:
+            for i, s in enumerate(held):
+                assert closed_by_server(s), f"connection {i} still open after 30 s"
+        finally:
+            stop.set()
+            trickler.join()
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            assert b"referee_build_info" in answer.read()
+    finally:
+        for s in held:
+            s.close()
         http.shutdown()
         http.server_close()

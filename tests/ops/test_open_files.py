@@ -5,6 +5,7 @@ connection while its clients wait."""
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -94,3 +95,61 @@ def test_workers_inherit_the_raised_limit_and_a_high_one_is_left_alone(
     high.wait_for("referee_serving")
     assert not high.events("open_files_limit_raised") and not high.events("open_files_limit_low")
     assert high.terminate() == 0
+
+
+def closed_by_server(sock: socket.socket, within: float = 30.0) -> bool:
+    """Whether the server ends ``sock`` (its end read, or a reset) within ``within``
+    seconds, whatever it sent before."""
+    deadline = time.monotonic() + within
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            if not sock.recv(65536):
+                return True
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("engine", ["asyncio", "threads"])
+def test_connections_that_never_complete_their_handshake_are_closed(
+    served: Callable[..., Served], engine: str
+) -> None:
+    """--handshake-timeout-seconds: a connection that sends nothing, or part of HTTP/2's
+    preface, is closed once that time has passed, on the service port and on
+    --health-port; one whose preface and SETTINGS came is a client's and stays open.
+    With gRPC's own timeout (120 s) each held a file descriptor for two minutes: here 100
+    silent connections to a worker allowed 64 descriptors, which accepts no connection
+    while at its limit, until they are closed; then a new client is served."""
+    server = served(
+        "--workers",
+        "1",
+        "--engine",
+        engine,
+        "--health-port",
+        "0",
+        "--handshake-timeout-seconds",
+        "1",
+        open_files=(64, 64),
+    )
+    serving = server.wait_for("referee_serving")
+    port, health_port = serving["port"], serving["health_port"]
+    (client,) = idle_connections(port, 1)  # a client's connection, idle
+    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
+    held[0].sendall(_PREFACE[:10])
+    held.append(socket.create_connection(("127.0.0.1", health_port), timeout=10))
+    try:
+        for i, s in enumerate(held):
+            assert closed_by_server(s), f"connection {i} of {len(held)} still open after 30 s"
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            reply = referee_pb2_grpc.RefereeServiceStub(ch).ListGames(
+                pb.ListGamesRequest(), timeout=30
+            )
+        assert reply.games
+        assert not closed_by_server(client, within=0.5)
+    finally:
+        for s in (client, *held):
+            s.close()
+    assert server.terminate() == 0

@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -60,8 +62,10 @@ def test_environment_sets_what_flags_set(monkeypatch: pytest.MonkeyPatch, certs:
     monkeypatch.setenv("REFEREE_AUTH_EXEMPT", "grpc.health.v1.Health")
     monkeypatch.setenv("REFEREE_NEW_GAME_RULES", " ecarte/1 ,earl_of_coventry/1")
     monkeypatch.setenv("REFEREE_COMPRESSED_REQUESTS", "Refuse")
+    monkeypatch.setenv("REFEREE_HANDSHAKE_TIMEOUT_SECONDS", "4")
     s = settings_of(["serve"])
     assert s.compressed_requests == "refuse"  # type: ignore[attr-defined]
+    assert s.handshake_timeout_seconds == 4  # type: ignore[attr-defined]
     assert s.new_game_rules == ("ecarte/1", "earl_of_coventry/1")  # type: ignore[attr-defined]
     assert s.workers == 3 and s.max_concurrent_rpcs == 64  # type: ignore[attr-defined]
     assert s.health_port == 8081 and s.metrics_port == 9090  # type: ignore[attr-defined]
@@ -273,6 +277,20 @@ def test_seal_keys_are_never_in_a_repr_and_short_ages_are_kept() -> None:
     assert options["grpc.max_connection_idle_ms"] == 250
 
 
+def test_the_handshake_timeout_is_set_on_the_service_and_health_ports() -> None:
+    """--handshake-timeout-seconds (10 s unless set; gRPC's own is 120 s) reaches gRPC's
+    server_handshake_timeout_ms, on the service port and on --health-port."""
+    from referee.server import ServerBase, ServerSettings
+
+    assert dict(ServerSettings().grpc_options())["grpc.server_handshake_timeout_ms"] == 10_000
+    settings = ServerSettings(handshake_timeout_seconds=2.5)
+    assert dict(settings.grpc_options())["grpc.server_handshake_timeout_ms"] == 2_500
+    health = dict(ServerBase._health_options(cast(Any, SimpleNamespace(settings=settings))))
+    assert health["grpc.server_handshake_timeout_ms"] == 2_500
+    with pytest.raises(ValueError, match="handshake_timeout_seconds"):
+        ServerSettings(handshake_timeout_seconds=0)
+
+
 def test_compressed_requests_are_refused_by_gzip_and_deflate_being_disabled() -> None:
     """--compressed-requests refuse enables only identity in gRPC (bit 0 of the bitset);
     accept leaves gRPC's default (every algorithm) alone."""
@@ -389,9 +407,14 @@ def test_keepalive_times_of_one_second_are_the_least(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     one = ["serve", "--keepalive-time-seconds", "1", "--keepalive-timeout-seconds", "1"]
-    s = settings_of(one)
+    s = settings_of([*one, "--handshake-timeout-seconds", "1"])
     assert (s.keepalive_time_seconds, s.keepalive_timeout_seconds) == (1, 1)  # type: ignore[attr-defined]
-    for flag in ("--keepalive-time-seconds", "--keepalive-timeout-seconds"):
+    assert s.handshake_timeout_seconds == 1  # type: ignore[attr-defined]
+    for flag in (
+        "--keepalive-time-seconds",
+        "--keepalive-timeout-seconds",
+        "--handshake-timeout-seconds",
+    ):
         with pytest.raises(SystemExit) as e:
             settings_of(["serve", flag, "0.999"])
         assert e.value.code == 2 and "at least 1" in capsys.readouterr().err
@@ -601,6 +624,10 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert "workers   2, a hung worker replaced after 30 s; engine auto" in summary
     assert "drain delay 15 s, then grace 10 s" in summary and "messages 16 MiB" in summary
     assert (
+        "connect   handshake within 10 s; a ping after 60 s quiet (20 s to answer); "
+        "age 300 s (+60 s grace); idle unlimited\n"
+    ) in summary + "\n"
+    assert (
         "sealing   on: sealed states only; sealing with key 'k2' (token format 3), "
         "opening with ['k2', 'k1']"
     ) in summary
@@ -621,8 +648,15 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     out = capsys.readouterr().out
     assert "workers   1; engine auto" in out and "; compressed requests accepted\n" in out
     argv = ["serve", "--check-config", "--compressed-requests", "refuse"]
+    argv += ["--handshake-timeout-seconds", "2.5", "--max-connection-age-seconds", "0"]
+    argv += ["--max-connection-idle-seconds", "30", "--keepalive-time-seconds", "5"]
     assert cli.main(argv) == 0
-    assert "Replays unlimited; compressed requests refused\n" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Replays unlimited; compressed requests refused\n" in out
+    assert (
+        "connect   handshake within 2.5 s; a ping after 5 s quiet (20 s to answer); "
+        "age unlimited; idle 30 s\n"
+    ) in out
     for argv, env, message in bad_cases(certs, tmp_path):
         with monkeypatch.context() as mp:
             for k, v in env.items():
