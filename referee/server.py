@@ -445,7 +445,7 @@ class CallBook:
         if handler.unary_unary is None:
             # Streaming (health Watch, reflection): no log line; a body that does not
             # parse is refused with INVALID_ARGUMENT; authenticated when configured.
-            stream = self._tolerant_stream(handler)
+            stream = self._uncounted(self._tolerant_stream(handler))
             if not needs_token:
                 return _Method(stream, None, None, False, False, method=method)
             return _Method(
@@ -465,24 +465,37 @@ class CallBook:
         if short == "Replay" and not is_grpc:
             serializer = presized(serializer)
 
-        def wrap(inner: Any, deserializer: Any) -> MethodHandler:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap(short, inner, quiet=is_grpc),
-                request_deserializer=tolerant(deserializer),
-                response_serializer=serializer,
+        wrapped = grpc.unary_unary_rpc_method_handler(
+            self._wrap(short, handler.unary_unary, quiet=is_grpc),
+            request_deserializer=tolerant(handler.request_deserializer),
+            response_serializer=serializer,
+        )
+
+        def refusal(inner: Any) -> MethodHandler:
+            # A refusal reads no request: taken as client-streaming, it is answered once
+            # the call's headers are judged, not once its request has come. (On the
+            # threads engine a unary call waits for its request in a thread of the
+            # pool: refused calls whose request never came took every thread.)
+            return grpc.stream_unary_rpc_method_handler(
+                self._wrap(short, inner, quiet=is_grpc), response_serializer=serializer
             )
 
         return _Method(
-            handler=wrap(handler.unary_unary, handler.request_deserializer),
-            unauthenticated=wrap(self._refuse(grpc.StatusCode.UNAUTHENTICATED), None),
-            busy=wrap(self._refuse(grpc.StatusCode.RESOURCE_EXHAUSTED), None),
+            handler=wrapped if not is_grpc else self._uncounted(wrapped),
+            unauthenticated=refusal(self._refuse(grpc.StatusCode.UNAUTHENTICATED)),
+            busy=refusal(self._refuse(grpc.StatusCode.RESOURCE_EXHAUSTED)),
             needs_token=needs_token,
             limited=not is_grpc,
             replay=short == "Replay" and not is_grpc,
             method=method,
-            denied=wrap(self._deny(method_not_allowed(method)), None),
-            token_busy=wrap(self._deny(TOKEN_BUSY), None),
+            denied=refusal(self._deny(method_not_allowed(method))),
+            token_busy=refusal(self._deny(TOKEN_BUSY)),
         )
+
+    def _uncounted(self, handler: MethodHandler) -> MethodHandler:
+        """``handler`` of a method no limit counts (health, reflection), as the engine
+        runs it: the threads engine runs them in a pool of their own."""
+        return handler
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
         """``inner`` as the engine runs it, with the call's bookkeeping around it."""
@@ -717,11 +730,11 @@ def _refusal(
         await stop(context)
         yield  # pragma: no cover - makes this an async generator
 
-    if handler.request_streaming and handler.response_streaming:
+    # Client-streaming whatever the method's shape: a refusal reads no request, so it is
+    # answered at once, not once a request has come (``CallBook._prepare``).
+    if handler.response_streaming:
         return grpc.stream_stream_rpc_method_handler(refuse_stream)
-    if handler.request_streaming:
-        return grpc.stream_unary_rpc_method_handler(refuse)
-    return grpc.unary_stream_rpc_method_handler(refuse_stream)
+    return grpc.stream_unary_rpc_method_handler(refuse)
 
 
 class ServerBase:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent import futures
 from contextvars import Context, ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -69,6 +69,12 @@ STOP_POLL_SECONDS = 0.2  # how often the main thread looks for a stop signal
 # closed. Calls now wait for their request in a pool this much larger, and run their
 # handlers at most --threads at a time (``ThreadCallInterceptor._slots``).
 REQUEST_WAIT_THREADS = 256
+# Threads of the calls no limit counts (health and reflection on the service port), a
+# pool of their own: a call waits for its request in its thread, and a reflection stream
+# holds one for as long as it is open, so 300 such streams held back on one connection
+# took every thread of the calls' pool, and every other call of the worker waited, under
+# any --max-concurrent-rpcs. Now they can hold only these.
+UNCOUNTED_THREADS = 16
 # How long past the grace a stop waits for gRPC's shutdown to complete before giving up
 # on it (a serving thread that never comes back must not keep a stopping worker alive).
 STOP_MARGIN_SECONDS = 5.0
@@ -137,6 +143,9 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         # in a SimpleQueue, whose get and put are C: about 80 ns a call, where a
         # threading.Semaphore's Python took 1.6 us.
         self.pool = _CallPool(threads + REQUEST_WAIT_THREADS, self._leaver)
+        self.uncounted_pool = futures.ThreadPoolExecutor(
+            UNCOUNTED_THREADS, thread_name_prefix="referee-uncounted"
+        )
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()
         for _ in range(threads):
             self._slots.put(None)
@@ -179,6 +188,18 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
                 give(None)
 
         return gated
+
+    def _uncounted(self, handler: MethodHandler) -> MethodHandler:
+        # grpc's threaded server runs a behaviour with this attribute in that pool.
+        for behaviour in (
+            handler.unary_unary,
+            handler.unary_stream,
+            handler.stream_unary,
+            handler.stream_stream,
+        ):
+            if behaviour is not None:
+                cast(Any, behaviour).experimental_thread_pool = self.uncounted_pool
+        return handler
 
     def _answering(self, context: Any) -> None:
         """An admitted call's handler starts (in the call's context): the call stays
@@ -249,11 +270,11 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             stop(context)
             yield  # pragma: no cover - makes this a generator
 
-        if handler.request_streaming and handler.response_streaming:
+        # Client-streaming whatever the method's shape: answered at once, no thread
+        # waiting for a request (CallBook._prepare).
+        if handler.response_streaming:
             return grpc.stream_stream_rpc_method_handler(refuse_stream)
-        if handler.request_streaming:
-            return grpc.stream_unary_rpc_method_handler(refuse)
-        return grpc.unary_stream_rpc_method_handler(refuse_stream)
+        return grpc.stream_unary_rpc_method_handler(refuse)
 
     def _refuse(self, code: grpc.StatusCode) -> Any:
         message = _REFUSALS[code]
@@ -354,7 +375,7 @@ class ThreadedRefereeServer(ServerBase):
         worker: int | None = None,
     ) -> None:
         super().__init__(settings, metrics, worker)
-        self.interceptor = ThreadCallInterceptor(
+        self.interceptor = interceptor = ThreadCallInterceptor(
             metrics,
             settings.auth,
             settings.max_concurrent_rpcs,
@@ -363,6 +384,7 @@ class ThreadedRefereeServer(ServerBase):
             max_replays=settings.max_concurrent_replays,
             tracing=self.tracing,
         )
+        self._uncounted_pool = interceptor.uncounted_pool
         # Health answers watchers from a thread of its own, in order (ThreadedHealth).
         self._health_pool = futures.ThreadPoolExecutor(1, thread_name_prefix="referee-health")
         self.health = ThreadedHealth(self._health_pool)
@@ -432,6 +454,7 @@ class ThreadedRefereeServer(ServerBase):
             stopped = _returns_within(STOP_MARGIN_SECONDS, lambda: health_server.stop(0).wait())
             done = stopped and done
         self._health_pool.shutdown(wait=False)
+        self._uncounted_pool.shutdown(wait=False)
         self._stop_tracing()
         if not done:
             log.error(

@@ -218,6 +218,7 @@ class HeldCalls:
 
     def __init__(self, channel: grpc.Channel) -> None:
         self.released = threading.Event()
+        self.channel = channel
         self._call = channel.stream_unary(
             "/referee.v1.RefereeService/ListGames",
             request_serializer=pb.ListGamesRequest.SerializeToString,

@@ -1,9 +1,11 @@
 """Stalled and hostile HTTP/2 clients against a server in this process, on both engines
-(docs/reliability.md, item 37).
+(docs/reliability.md, items 37, 38 and 40).
 
 - Calls whose request never comes (HEADERS sent, no DATA: a client stalled mid-call,
   or one that opens streams and sends nothing) hold no handler thread of the threads
-  engine: other calls and health checks are served while they wait.
+  engine: other calls and health checks are served while they wait. Those refused on
+  their headers are answered at once, and those no limit counts (health, reflection)
+  wait in threads of their own.
 - A connection may not open streams without bound: the server advertises
   SETTINGS_MAX_CONCURRENT_STREAMS and refuses the streams over it (REFUSED_STREAM),
   since every open stream costs it memory whether or not its request ever comes; streams
@@ -13,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -164,6 +167,23 @@ def test_streams_reset_at_once_still_count_against_the_limit(engine: str) -> Non
             assert stub.ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games
 
 
+@contextlib.contextmanager
+def held_calls(
+    settings: ServerSettings, engine: str
+) -> Iterator[tuple[InProcess, grpc.Channel, HeldCalls]]:
+    """A server in this process, calls to hold on a connection to it, and a channel of
+    another connection for the calls that must be served meanwhile."""
+    with (
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as held_channel,
+        grpc.insecure_channel(
+            server.address, options=[("grpc.use_local_subchannel_pool", 1)]
+        ) as ch,
+        HeldCalls(held_channel) as held,
+    ):
+        yield server, ch, held
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_calls_whose_request_never_comes_hold_no_handler_thread(engine: str) -> None:
     """Twice as many calls as the threads engine has handler threads, each started and
@@ -174,14 +194,7 @@ def test_calls_whose_request_never_comes_hold_no_handler_thread(engine: str) -> 
     DEADLINE_EXCEEDED; with the default 8 threads, 8 such streams stopped a worker until
     their connection closed)."""
     settings = ServerSettings(host="127.0.0.1", port=0, threads=2)
-    with (
-        InProcess(settings, engine=engine) as server,
-        grpc.insecure_channel(server.address) as held_channel,
-        grpc.insecure_channel(
-            server.address, options=[("grpc.use_local_subchannel_pool", 1)]
-        ) as ch,
-        HeldCalls(held_channel) as held,
-    ):
+    with held_calls(settings, engine) as (server, ch, held):
         interceptor = server.server.interceptor
         calls = [held.start() for _ in range(2 * settings.threads)]
         wait_until(lambda: interceptor.in_flight == len(calls), "the held calls in flight")
@@ -193,6 +206,68 @@ def test_calls_whose_request_never_comes_hold_no_handler_thread(engine: str) -> 
         for call in calls:  # and the held calls, their requests sent at last, are answered
             assert call.result(timeout=TIMEOUT).games
         wait_until(lambda: interceptor.in_flight == 0, "every call to leave")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_refused_and_uncounted_calls_whose_request_never_comes_hold_no_call_thread(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls started with their request held back, where --max-concurrent-rpcs counts
+    no more: those over the limit are refused at once, before their request comes; held
+    health checks and reflection streams (never counted) wait in threads of their own.
+    On the threads engine each waited for its request in a thread of the calls' pool,
+    so with the Deployment's limit of 256, 300 such streams on one connection (to
+    ApplyAction, Health/Check or reflection) took all 264 threads and every other call
+    of the worker waited (item 40). Here the pool is cut to 4 + 2 threads."""
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    from referee import threaded
+
+    monkeypatch.setattr(threaded, "REQUEST_WAIT_THREADS", 4)
+    settings = ServerSettings(host="127.0.0.1", port=0, threads=2, max_concurrent_rpcs=2)
+    released = threading.Event()
+
+    def held(message: object) -> Iterator[object]:
+        released.wait(TIMEOUT)
+        yield message
+
+    with held_calls(settings, engine) as (server, ch, admitted):
+        held_channel = admitted.channel
+        interceptor = server.server.interceptor
+        counted = [admitted.start() for _ in range(settings.max_concurrent_rpcs)]
+        wait_until(lambda: interceptor.in_flight == len(counted), "the held calls in flight")
+        over = [admitted.start() for _ in range(8)]
+        for call in over:  # refused with their request still held back
+            assert call.exception(timeout=10).code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        check = held_channel.stream_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+        info = held_channel.stream_stream(
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        checks = [
+            check.future(held(health_pb2.HealthCheckRequest()), timeout=TIMEOUT) for _ in range(2)
+        ]
+        streams = [
+            info(held(reflection_pb2.ServerReflectionRequest(list_services="")), timeout=TIMEOUT)
+            for _ in range(6)
+        ]
+        health = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+        for call in counted:  # the counted calls answered: a new call is served
+            call.cancel()
+        wait_until(lambda: interceptor.in_flight == 0, "the counted calls to leave")
+        stub = referee_pb2_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+        assert stub.ListGames(pb.ListGamesRequest(), timeout=10).games
+        released.set()
+        for call in checks:
+            assert call.result(timeout=TIMEOUT).status == health_pb2.HealthCheckResponse.SERVING
+        for stream in streams:
+            assert next(stream).list_services_response.service
 
 
 @pytest.mark.parametrize("engine", ENGINES)
