@@ -216,35 +216,37 @@ class ServerSettings:
             )
 
     def grpc_options(self) -> list[tuple[str, Any]]:
-        def ms(seconds: float) -> int:
-            return int(seconds * 1000)
-
         options: list[tuple[str, Any]] = [
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", self.max_message_bytes),
             ("grpc.so_reuseport", 1 if self.workers > 1 else 0),
-            ("grpc.keepalive_time_ms", ms(self.keepalive_time_seconds)),
-            ("grpc.keepalive_timeout_ms", ms(self.keepalive_timeout_seconds)),
+            ("grpc.keepalive_time_ms", _ms(self.keepalive_time_seconds)),
+            ("grpc.keepalive_timeout_ms", _ms(self.keepalive_timeout_seconds)),
             # Clients may ping idle connections (their keepalive), but not too often.
             ("grpc.keepalive_permit_without_calls", 1),
             (
                 "grpc.http2.min_ping_interval_without_data_ms",
-                ms(self.keepalive_min_client_interval_seconds),
+                _ms(self.keepalive_min_client_interval_seconds),
             ),
             ("grpc.http2.max_ping_strikes", 2),
             ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
-            ("grpc.server_handshake_timeout_ms", ms(self.handshake_timeout_seconds)),
+            ("grpc.server_handshake_timeout_ms", _ms(self.handshake_timeout_seconds)),
         ]
         if self.max_connection_age_seconds > 0:
             options += [
-                ("grpc.max_connection_age_ms", ms(self.max_connection_age_seconds)),
-                ("grpc.max_connection_age_grace_ms", ms(self.max_connection_age_grace_seconds)),
+                ("grpc.max_connection_age_ms", _ms(self.max_connection_age_seconds)),
+                ("grpc.max_connection_age_grace_ms", _ms(self.max_connection_age_grace_seconds)),
             ]
         if self.max_connection_idle_seconds > 0:
-            options.append(("grpc.max_connection_idle_ms", ms(self.max_connection_idle_seconds)))
+            options.append(("grpc.max_connection_idle_ms", _ms(self.max_connection_idle_seconds)))
         if self.compressed_requests == "refuse":
             options.append(("grpc.compression_enabled_algorithms_bitset", IDENTITY_ONLY))
         return options
+
+
+def _ms(seconds: float) -> int:
+    """``seconds`` as gRPC's options take a duration."""
+    return int(seconds * 1000)
 
 
 if TYPE_CHECKING:
@@ -804,10 +806,7 @@ class ServerBase:
             # Probes are one call at a time: a connection opening streams without
             # bound would only cost the worker memory (MAX_STREAMS_PER_CONNECTION).
             ("grpc.max_concurrent_streams", PROBE_STREAMS_PER_CONNECTION),
-            (
-                "grpc.server_handshake_timeout_ms",
-                int(self.settings.handshake_timeout_seconds * 1000),
-            ),
+            ("grpc.server_handshake_timeout_ms", _ms(self.settings.handshake_timeout_seconds)),
         ]
 
     def _log_serving(self, **more: Any) -> None:

@@ -367,6 +367,7 @@ class ThreadedRefereeServer(ServerBase):
     only the health service."""
 
     engine = "threads"
+    interceptor: ThreadCallInterceptor
 
     def __init__(
         self,
@@ -375,7 +376,7 @@ class ThreadedRefereeServer(ServerBase):
         worker: int | None = None,
     ) -> None:
         super().__init__(settings, metrics, worker)
-        self.interceptor = interceptor = ThreadCallInterceptor(
+        self.interceptor = ThreadCallInterceptor(
             metrics,
             settings.auth,
             settings.max_concurrent_rpcs,
@@ -384,7 +385,6 @@ class ThreadedRefereeServer(ServerBase):
             max_replays=settings.max_concurrent_replays,
             tracing=self.tracing,
         )
-        self._uncounted_pool = interceptor.uncounted_pool
         # Health answers watchers from a thread of its own, in order (ThreadedHealth).
         self._health_pool = futures.ThreadPoolExecutor(1, thread_name_prefix="referee-health")
         self.health = ThreadedHealth(self._health_pool)
@@ -454,7 +454,7 @@ class ThreadedRefereeServer(ServerBase):
             stopped = _returns_within(STOP_MARGIN_SECONDS, lambda: health_server.stop(0).wait())
             done = stopped and done
         self._health_pool.shutdown(wait=False)
-        self._uncounted_pool.shutdown(wait=False)
+        self.interceptor.uncounted_pool.shutdown(wait=False)
         self._stop_tracing()
         if not done:
             log.error(

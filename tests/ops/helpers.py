@@ -9,6 +9,7 @@ import ipaddress
 import json
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -397,3 +398,19 @@ def rejected_replay(stub: Any, actions: int) -> tuple[pb.NewGameResponse, pb.Rep
     from, which its every refused action leaves as it is (so its final hash)."""
     request = long_replay(actions)
     return stub.NewGame(pb.NewGameRequest(config=request.config, seed=request.seed)), request
+
+
+def closed_by_server(sock: socket.socket, within: float = 30.0) -> bool:
+    """Whether the server ends ``sock`` (its end read, or a reset) within ``within``
+    seconds, whatever it sent before."""
+    deadline = time.monotonic() + within
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            if not sock.recv(65536):
+                return True
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+    return False

@@ -22,6 +22,7 @@ from .helpers import (
     SEED,
     InProcess,
     Served,
+    closed_by_server,
     exposition,
     families,
     long_replay,
@@ -379,8 +380,6 @@ def test_the_metrics_endpoint_bounds_what_slow_clients_hold(
     import threading
     import urllib.error
     import urllib.request
-
-    from .test_open_files import closed_by_server
 
     monkeypatch.setattr(m, "METRICS_REQUEST_SECONDS", 5.0)
     monkeypatch.setattr(m, "METRICS_CONNECTIONS", 4)

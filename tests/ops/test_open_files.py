@@ -5,7 +5,6 @@ connection while its clients wait."""
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc
 
-from .helpers import Served
+from .helpers import Served, closed_by_server
 
 # An HTTP/2 client preface and an empty SETTINGS frame: a connection a client opened
 # and holds, as a pool of idle clients does.
@@ -95,22 +94,6 @@ def test_workers_inherit_the_raised_limit_and_a_high_one_is_left_alone(
     high.wait_for("referee_serving")
     assert not high.events("open_files_limit_raised") and not high.events("open_files_limit_low")
     assert high.terminate() == 0
-
-
-def closed_by_server(sock: socket.socket, within: float = 30.0) -> bool:
-    """Whether the server ends ``sock`` (its end read, or a reset) within ``within``
-    seconds, whatever it sent before."""
-    deadline = time.monotonic() + within
-    try:
-        while (left := deadline - time.monotonic()) > 0:
-            sock.settimeout(left)
-            if not sock.recv(65536):
-                return True
-    except TimeoutError:
-        return False
-    except ConnectionResetError:
-        return True
-    return False
 
 
 @pytest.mark.parametrize("engine", ["asyncio", "threads"])

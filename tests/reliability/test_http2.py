@@ -21,6 +21,7 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -167,6 +168,16 @@ def test_streams_reset_at_once_still_count_against_the_limit(engine: str) -> Non
             assert stub.ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games
 
 
+def streamed_check(channel: grpc.Channel) -> Any:
+    """Health ``Check`` called as client-streaming: the call starts at once, its one
+    request sent when the iterator given yields it (a request held back)."""
+    return channel.stream_unary(
+        "/grpc.health.v1.Health/Check",
+        request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+        response_deserializer=health_pb2.HealthCheckResponse.FromString,
+    )
+
+
 @contextlib.contextmanager
 def held_calls(
     settings: ServerSettings, engine: str
@@ -239,11 +250,7 @@ def test_refused_and_uncounted_calls_whose_request_never_comes_hold_no_call_thre
         over = [admitted.start() for _ in range(8)]
         for call in over:  # refused with their request still held back
             assert call.exception(timeout=10).code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        check = held_channel.stream_unary(
-            "/grpc.health.v1.Health/Check",
-            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
-            response_deserializer=health_pb2.HealthCheckResponse.FromString,
-        )
+        check = streamed_check(held_channel)
         info = held_channel.stream_stream(
             "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
             request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
@@ -289,11 +296,7 @@ def test_probes_whose_request_never_comes_do_not_stop_the_health_port(engine: st
             grpc.insecure_channel(address) as held_channel,
             grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) as ch,
         ):
-            check = held_channel.stream_unary(
-                "/grpc.health.v1.Health/Check",
-                request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
-                response_deserializer=health_pb2.HealthCheckResponse.FromString,
-            )
+            check = streamed_check(held_channel)
             try:
                 held = [check.future(held_request(), timeout=TIMEOUT) for _ in range(4)]
                 answer = health_pb2_grpc.HealthStub(ch).Check(
