@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
-from referee.errors import RequestError
+from referee.errors import RequestError, oversize
 from referee.logs import rpc_line
 from referee.service import CURRENT_CALL, REQUEST_ID_KEY, CallInfo, abort_with_status
 
@@ -248,18 +248,6 @@ def malformed(request: Malformed) -> RequestError:
     )
 
 
-def oversize(size: int, limit: int) -> RequestError:
-    """RESOURCE_EXHAUSTED (reason RESPONSE_TOO_LARGE) for an answer over the size limit,
-    instead of gRPC's own failure to send it after the call was counted as done."""
-    return RequestError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        f"the answer would be {size:,} bytes, over this server's limit of {limit:,}"
-        " (--max-message-bytes): replay fewer actions per call, or without include_log",
-        reason="RESPONSE_TOO_LARGE",
-        metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
-    )
-
-
 def threaded_handler(
     book: Book,
     short: str,
@@ -289,12 +277,15 @@ def threaded_handler(
                 status = ended_early(context)
             return response
         except Exception:
-            code = context.code()  # set by an abort (grpc raises a bare Exception)
-            if isinstance(code, grpc.StatusCode):
-                status = code.name
-                raise
+            # An abort's status (grpc raises a bare Exception), but for a call whose client
+            # is gone already: that status reaches nobody (a Replay stopped because its
+            # client left is logged CANCELLED, not as its own refusal).
             if not context.is_active():
                 status = ended_early(context)
+                raise
+            code = context.code()
+            if isinstance(code, grpc.StatusCode):
+                status = code.name
                 raise
             status = "INTERNAL"
             book.log.exception("rpc_failed", method=short, request_id=info.request_id)

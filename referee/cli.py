@@ -476,6 +476,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         max_replay_actions=args.max_replay_actions,
+        max_replay_cpu_seconds=args.max_replay_cpu_seconds,
         new_game_rules=args.new_game_rules,
         max_concurrent_rpcs=args.max_concurrent_rpcs,
         max_concurrent_replays=args.max_concurrent_replays,
@@ -573,6 +574,15 @@ def _parser() -> argparse.ArgumentParser:
         "100000",
         _int_range(1, 10_000_000),
         "most actions one Replay call may carry",
+    )
+    _add_setting(
+        serve,
+        "--max-replay-cpu-seconds",
+        "MAX_REPLAY_CPU_SECONDS",
+        "10",
+        _positive_float,
+        "CPU time one Replay call may use; a Replay that uses more is stopped with "
+        "RESOURCE_EXHAUSTED (reason REPLAY_CPU_LIMIT); 0: no limit",
     )
     _add_setting(
         serve,
@@ -1193,6 +1203,8 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
     idle = (
         f"{s.max_connection_idle_seconds:g} s" if s.max_connection_idle_seconds > 0 else "unlimited"
     )
+    cpu = s.max_replay_cpu_seconds
+    replay_cpu = f"at most {cpu:g} s of CPU" if cpu else "CPU unlimited"
     from referee.codec import all_codecs, others, starting
 
     codecs = all_codecs()
@@ -1219,7 +1231,8 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         f"{s.keepalive_time_seconds:g} s quiet ({s.keepalive_timeout_seconds:g} s to answer); "
         f"age {age}; idle {idle}",
         f"  limits    messages {message}, {s.max_replay_actions} actions a "
-        f"Replay, calls in flight a worker {s.max_concurrent_rpcs or 'unlimited'}, Replays "
+        f"Replay ({replay_cpu}), calls in flight a worker "
+        f"{s.max_concurrent_rpcs or 'unlimited'}, Replays "
         f"{s.max_concurrent_replays or 'unlimited'}; compressed requests "
         + ("accepted" if s.compressed_requests == "accept" else "refused"),
         f"  rules     {rules}",

@@ -69,6 +69,26 @@ def invalid(field: str, description: str) -> RequestError:
     return RequestError.from_invalid(InvalidInput.one(field, description))
 
 
+REPLAY_ADVICE = "replay fewer actions per call, or without include_log"
+
+
+def oversize(
+    size: int, limit: int, advice: str = REPLAY_ADVICE, *, partial: bool = False
+) -> RequestError:
+    """RESOURCE_EXHAUSTED (reason RESPONSE_TOO_LARGE) for an answer over the size limit,
+    instead of gRPC's own failure to send it after the call was counted as done. With
+    ``partial``, ``size`` is what was built when the answer went over (it was not built
+    further): the answer would have been larger still."""
+    would = "would be over" if partial else "would be"
+    return RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the answer {would} {size:,} bytes, over this server's limit of {limit:,}"
+        f" (--max-message-bytes): {advice}",
+        reason="RESPONSE_TOO_LARGE",
+        metadata={"response_bytes": str(size), "limit_bytes": str(limit)},
+    )
+
+
 _RPC_CODES = {
     grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,

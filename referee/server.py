@@ -36,17 +36,17 @@ from referee.calls import (
     Malformed,
     ended_early,
     malformed,
-    oversize,
     tolerant,
 )
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
-from referee.errors import RequestError
+from referee.errors import RequestError, oversize
 from referee.keyfile import KeyWatch
 from referee.logs import RPC_LOGGER, get_logger, rpc_level
 from referee.sealing import Keyring
 from referee.service import (
     CURRENT_CALL,
+    DEFAULT_MAX_REPLAY_CPU_SECONDS,
     Limits,
     Referee,
     RefereeServicer,
@@ -68,10 +68,12 @@ HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_PORT = 50051
 # The smallest --max-message-bytes the command line takes: every answer but a Replay's
-# fits in far less (tests/ops/test_limits.py measures the largest: about 180 KB, an
-# ApplyAction of 13 seats with 32 views), so only a Replay's can be over the limit, and
-# that one is refused with its reason (RESPONSE_TOO_LARGE) instead of gRPC's bare
-# failure to send it after the call was logged as answered.
+# and one carrying a large state fits in far less (tests/ops/test_limits.py measures the
+# largest: about 180 KB, an ApplyAction of 13 seats with 32 views; a state up to
+# service.LARGE_STATE_BYTES with 32 views, under 600 KB), so only those can be over the
+# limit, and they are refused with their reason (RESPONSE_TOO_LARGE: the Replay's by its
+# handler, the large state's by the Referee as its views are made) instead of gRPC's bare
+# failure to send them after the call was logged as answered.
 MIN_MESSAGE_BYTES = 1024 * 1024
 ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
@@ -151,6 +153,9 @@ class ServerSettings:
     max_message_bytes: int = 16 * 1024 * 1024
     grace_seconds: float = 10.0
     max_replay_actions: int = 100_000
+    # The CPU one Replay may use before it is stopped (RESOURCE_EXHAUSTED, reason
+    # REPLAY_CPU_LIMIT); 0: no limit.
+    max_replay_cpu_seconds: float = DEFAULT_MAX_REPLAY_CPU_SECONDS
     # The rules versions NewGame starts games under, where not a game's newest (at most
     # one per game; held back while a rollout that adds a version is under way).
     new_game_rules: tuple[str, ...] = ()
@@ -205,6 +210,8 @@ class ServerSettings:
             raise ValueError(f"tracing must be one of {', '.join(TRACING_MODES)}")
         if self.compressed_requests not in COMPRESSED_REQUESTS:
             raise ValueError(f"compressed_requests must be one of {', '.join(COMPRESSED_REQUESTS)}")
+        if self.max_replay_cpu_seconds < 0:
+            raise ValueError("max_replay_cpu_seconds must be 0 (no limit) or more")
         if not self.handshake_timeout_seconds > 0:
             raise ValueError("handshake_timeout_seconds must be more than 0")
         # The command line refuses less (--max-message-bytes); so does an embedded
@@ -763,7 +770,11 @@ class ServerBase:
         )
         self.referee = Referee(
             all_codecs(),
-            Limits(max_replay_actions=settings.max_replay_actions),
+            Limits(
+                max_replay_actions=settings.max_replay_actions,
+                max_replay_cpu_seconds=settings.max_replay_cpu_seconds,
+                max_response_bytes=settings.max_message_bytes,
+            ),
             keyring=keyring,
             require_sealed=settings.require_sealed,
             new_game_rules=settings.new_game_rules,

@@ -38,7 +38,7 @@ from referee.codec.common import (
     encode_violations,
     repeated_entries,
 )
-from referee.errors import RequestError, invalid
+from referee.errors import RequestError, invalid, oversize
 from referee.games.base import PUBLIC_VIEWER, ActorKind, InvalidInput, Verdict, Viewer, ViewerKind
 from referee.sealing import (
     SEAL_INVALID,
@@ -57,6 +57,21 @@ MAX_SEATS: Final = 13
 DEFAULT_MAX_VIEWS: Final = 32
 REQUEST_ID_KEY: Final = "x-request-id"
 DEFAULT_MAX_REPLAY_ACTIONS: Final = 100_000
+# The CPU a server lets one Replay use (its thread's, so the same under any load). A
+# Replay of the 100,000-action cap takes about 1 s on a slow machine; an Écarté gallery
+# of n wagers costs n * n (each step's state, with every open wager, is serialized and
+# hashed: 100,000 wagers, 1.3 MB or 2.6 KB gzip'd, would take minutes).
+DEFAULT_MAX_REPLAY_CPU_SECONDS: Final = 10.0
+# A state whose canonical bytes are over this is a large one: only an Écarté gallery of
+# hundreds of wagers or spectators makes one (every other state of either game is under
+# 2 KB). An answer carrying a large state is sized as it is built, so that one over the
+# answer limit is refused before the views that would not fit are made (each view holds
+# the wagers again: 32 views of a 3 MB state would be 117 MB and a gigabyte of memory).
+# Under it, an answer with the most views is under 1 MiB, the least limit there is
+# (tests/ops/test_limits.py).
+LARGE_STATE_BYTES: Final = 16 * 1024
+VIEWS_ADVICE: Final = "ask for fewer views of this state"
+STATE_ADVICE: Final = "the state alone is too large for an answer"
 MAX_VERSION: Final = 2**64 - 1  # GameState.version is a uint64: no state has this version
 LAST_VERSION: Final = MAX_VERSION - 1  # the last a state may have: nothing may follow it
 
@@ -144,6 +159,10 @@ class Opened:
 class Limits:
     max_views: int = DEFAULT_MAX_VIEWS
     max_replay_actions: int = DEFAULT_MAX_REPLAY_ACTIONS
+    # 0: none (in-process, e.g. `referee verify`); a server passes its own.
+    max_replay_cpu_seconds: float = 0.0
+    # The largest answer the server can send (--max-message-bytes); 0: none.
+    max_response_bytes: int = 0
 
 
 def state_hash(msg: referee_pb2.GameState) -> bytes:
@@ -208,6 +227,9 @@ class Referee:
         self.codecs: Mapping[str, GameCodec] = starting(codecs, new_game_rules)
         self.by_version: Mapping[str, GameCodec] = {c.rules.rules_version: c for c in codecs}
         self.limits = limits or Limits()
+        # The clock of Limits.max_replay_cpu_seconds: the CPU time of the thread that
+        # runs a Replay (a test may set its own).
+        self.cpu_clock: Callable[[], float] = time.thread_time
         games = referee_pb2.ListGamesResponse(server_version=__version__)
         for current in self.codecs.values():
             info = games.games.add()
@@ -343,6 +365,12 @@ class Referee:
         out.seat_entropy.extend(entropy)
         codec.encode_state(state, out)
         return out.SerializeToString(deterministic=True)
+
+    def _size_limit(self, data: bytes) -> int:
+        """The answer limit when an answer carrying the state ``data`` (or its successor)
+        must be sized as it is built (a large state: ``LARGE_STATE_BYTES``), else 0."""
+        limit = self.limits.max_response_bytes
+        return limit if limit and len(data) > LARGE_STATE_BYTES else 0
 
     @staticmethod
     def _deliver(codec: GameCodec, data: bytes, response: Any, ring: Keyring | None) -> bytes:
@@ -539,17 +567,28 @@ class Referee:
             codec.encode_events(
                 rules.redact_events(outcome.state, events, PUBLIC_VIEWER), response.events
             )
+        # A large state's answer is sized as its views are made (each may hold the state's
+        # wagers again): one over the limit is refused before the rest are made.
+        limit = self._size_limit(opened.data)
+        size = response.ByteSize() if limit else 0
         for viewer in viewers:
+            if size > limit > 0:
+                raise oversize(size, limit, VIEWS_ADVICE, partial=True)
+            view = response.views.add()
             self._view(
                 codec,
                 outcome.state,
                 viewer,
-                response.views.add(),
+                view,
                 seed=msg.seed,
                 version=version,
                 events=events,
             )
+            if limit:
+                size += view.ByteSize() + 2  # at least a tag and a length more
         encode_scoreboard(rules.scoreboard(outcome.state), response.scoreboard)
+        if limit and (size := response.ByteSize()) > limit:
+            raise oversize(size, limit, VIEWS_ADVICE if viewers else STATE_ADVICE)
         return response
 
     def legal_actions(
@@ -605,6 +644,9 @@ class Referee:
             version=opened.msg.version,
         )
         encode_scoreboard(codec.rules.scoreboard(opened.state), response.scoreboard)
+        limit = self._size_limit(opened.data)
+        if limit and (size := response.ByteSize()) > limit:
+            raise oversize(size, limit, "this view of the state is too large for an answer")
         return response
 
     def replay(
@@ -656,12 +698,18 @@ class Referee:
             log.initial_hash = current
         version = 0
         include_events = request.include_events
+        cpu_limit = self.limits.max_replay_cpu_seconds
+        cpu_clock = self.cpu_clock
+        cpu_start = cpu_clock() if cpu_limit else 0.0
         for i, action_msg in enumerate(request.actions):
-            if should_stop is not None and i % 256 == 255 and should_stop():
-                raise RequestError(
-                    grpc.StatusCode.DEADLINE_EXCEEDED,
-                    f"the deadline passed after {i} of {len(request.actions)} actions",
-                )
+            if i % 256 == 255:
+                if should_stop is not None and should_stop():
+                    raise RequestError(
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        f"the deadline passed after {i} of {len(request.actions)} actions",
+                    )
+                if cpu_limit and cpu_clock() - cpu_start > cpu_limit:
+                    raise _replay_cpu_exceeded(cpu_limit, i, len(request.actions))
             path = f"actions[{i}]"
             if action_msg.WhichOneof("game") != codec.game_id:
                 raise invalid(path, f"must be an action of {codec.game_id}")
@@ -785,6 +833,23 @@ class Rpcs(Protocol):
         raise NotImplementedError
 
 
+def _replay_cpu_exceeded(limit: float, done: int, actions: int) -> RequestError:
+    """RESOURCE_EXHAUSTED (reason REPLAY_CPU_LIMIT): a Replay stopped at the server's
+    bound on its CPU (--max-replay-cpu-seconds), after ``done`` of ``actions`` actions."""
+    return RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the Replay used more than {limit:g} s of this server's CPU "
+        f"(--max-replay-cpu-seconds) and was stopped after {done:,} of {actions:,} actions: "
+        "replay its first actions, then verify the rest step by step (ApplyAction)",
+        reason="REPLAY_CPU_LIMIT",
+        metadata={
+            "limit_seconds": f"{limit:g}",
+            "actions_done": str(done),
+            "actions": str(actions),
+        },
+    )
+
+
 def _deadline_of(context: Any) -> float | None:
     """The call's deadline on ``time.monotonic()``'s clock; None without one.
 
@@ -803,6 +868,23 @@ def _replay_within(referee: Rpcs, context: Any) -> Callable[[Any], Any]:
 
     def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
         return referee.replay(req, lambda: time.monotonic() >= deadline)
+
+    return replay
+
+
+def _replay_while_active(referee: Rpcs, context: Any) -> Callable[[Any], Any]:
+    """``referee.replay`` on grpc's threaded server: stopping at the call's deadline, or
+    when the call has ended otherwise (the client cancelled it or went away, the server
+    stopped), checked between actions. grpc's threaded server never interrupts a
+    handler, so a Replay whose client left would otherwise go on to its end for nobody."""
+    deadline = _deadline_of(context)
+    active = context.is_active
+
+    def should_stop() -> bool:
+        return not active() or (deadline is not None and time.monotonic() >= deadline)
+
+    def replay(req: referee_pb2.ReplayRequest) -> referee_pb2.ReplayResponse:
+        return referee.replay(req, should_stop)
 
     return replay
 
@@ -935,4 +1017,4 @@ class ThreadedRefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         return self._run(self.referee.view_state, request, context)
 
     def Replay(self, request: Any, context: Any) -> Any:
-        return self._run(_replay_within(self.referee, context), request, context)
+        return self._run(_replay_while_active(self.referee, context), request, context)

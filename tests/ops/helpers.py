@@ -25,7 +25,7 @@ import grpc
 import structlog
 
 from referee import logs
-from referee.v1 import common_pb2
+from referee.v1 import common_pb2, ecarte_pb2
 from referee.v1 import earl_of_coventry_pb2 as eoc
 from referee.v1 import referee_pb2 as pb
 
@@ -266,6 +266,32 @@ def long_replay(actions: int) -> pb.ReplayRequest:
         ),
     )
     return pb.ReplayRequest(config=CONFIG, seed=SEED, actions=[bad] * actions)
+
+
+GALLERY = pb.GameConfig(ecarte={"gallery": True})  # Écarté au Cercle (E-VAR-4)
+
+
+def gallery_replay(wagers: int) -> pb.ReplayRequest:
+    """A Replay of ``wagers`` wagers of one spectator, each accepted (E-VAR-4: any number,
+    before the first lead): each step's state holds every open wager, so the Replay
+    costs wagers * wagers (1.3 MB of 100,000 of them would take minutes)."""
+    wager = pb.Action(
+        actor=common_pb2.Actor(spectator="s"),
+        ecarte=ecarte_pb2.EcarteAction(wager=ecarte_pb2.EcartePlaceWager(seat=0, amount=1)),
+    )
+    return pb.ReplayRequest(config=GALLERY, seed=SEED, actions=[wager] * wagers)
+
+
+def gallery_state(wagers: int, spectator: str = "s") -> pb.GameState:
+    """A new Écarté gallery game's state with ``wagers`` open wagers of ``spectator``
+    (each in every view of it: wagers are public)."""
+    from referee.codec import all_codecs
+    from referee.service import Referee
+
+    state = Referee(all_codecs()).new_game(pb.NewGameRequest(config=GALLERY, seed=SEED)).state
+    for _ in range(wagers):
+        state.ecarte.wagers.add(spectator=spectator, seat=0, amount=1)
+    return state
 
 
 # ------------------------------------------------------------------ certificates

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
 
 import grpc
 import pytest
@@ -20,6 +24,8 @@ from .helpers import (
     HeldCalls,
     InProcess,
     captured_logs,
+    gallery_replay,
+    gallery_state,
     log_lines,
     long_replay,
     wait_until,
@@ -130,6 +136,108 @@ def test_a_replay_stops_at_the_client_deadline() -> None:
     assert [e["status"] for e in replays] == ["OK", "DEADLINE_EXCEEDED"]
     # The server stopped near the deadline, well before the whole Replay.
     assert replays[1]["ms"] < replays[0]["ms"] / 2
+
+
+def replay_statuses(out: io.StringIO) -> list[str]:
+    """The statuses of the Replays' log lines so far (whole lines only: a server's
+    thread may be writing one)."""
+    text = out.getvalue()
+    lines = [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines() if line]
+    return [e["status"] for e in lines if e.get("event") == "rpc" and e["method"] == "Replay"]
+
+
+@pytest.mark.parametrize("engine", ["asyncio", "threads"])
+def test_a_replay_stops_at_the_servers_cpu_limit(engine: str) -> None:
+    """``--max-replay-cpu-seconds``: a Replay that has used more of the server's CPU is
+    stopped between actions, whatever its client's deadline: RESOURCE_EXHAUSTED with
+    reason REPLAY_CPU_LIMIT, on its log line too. The Replay is an Écarté gallery of
+    20,000 wagers, each of whose steps serializes and hashes every open wager (n * n:
+    tens of seconds on a slow machine, seconds on a fast one); an ordinary Replay is
+    served as before."""
+    settings = ServerSettings(host="127.0.0.1", port=0, max_replay_cpu_seconds=0.2)
+    with (
+        captured_logs() as out,
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).Replay(gallery_replay(20_000), timeout=TIMEOUT)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        info = error_info(e.value)
+        assert info.reason == "REPLAY_CPU_LIMIT"
+        assert (info.metadata["limit_seconds"], info.metadata["actions"]) == ("0.2", "20000")
+        assert int(info.metadata["actions_done"]) % 256 == 255  # stopped between actions
+        assert len(stub(ch).Replay(long_replay(1_000), timeout=TIMEOUT).steps) == 1_000
+    assert replay_statuses(out) == ["RESOURCE_EXHAUSTED", "OK"]
+
+
+@pytest.mark.parametrize("engine", ["asyncio", "threads"])
+def test_a_replay_whose_client_has_gone_stops(engine: str) -> None:
+    """A Replay without a deadline whose client cancels it stops between actions on
+    either engine, logged CANCELLED (grpc's threaded server never interrupts a handler:
+    it went on to its end, for nobody). The Replay: a gallery of 100,000 wagers with no
+    CPU limit, minutes of work. Its log line is written when its handler ends on the
+    threads engine (gRPC counts the call out of flight at once), and on grpc.aio when
+    its task is cancelled (its thread then stops: test_replay_off_loop.py)."""
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, max_replay_cpu_seconds=0, max_concurrent_replays=1
+    )
+    with (
+        captured_logs() as out,
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        interceptor = server.server.interceptor
+        referee = server.server.servicer.referee
+        entered = threading.Event()
+
+        def replay_noted(request: pb.ReplayRequest, should_stop: Any = None) -> Any:
+            entered.set()
+            return referee.replay(request, should_stop)
+
+        # The Referee as it is, but for a note when the Replay's work begins: a call
+        # cancelled before its handler has begun never runs it.
+        server.server.servicer.referee = SimpleNamespace(replay=replay_noted)
+        replay = stub(ch).Replay.future(gallery_replay(100_000))
+        assert entered.wait(TIMEOUT), "the Replay never began"
+        replay.cancel()
+        wait_until(lambda: replay_statuses(out), "the cancelled Replay's handler to end")
+        assert replay_statuses(out) == ["CANCELLED"]
+        wait_until(lambda: interceptor.replays_in_flight == 0, "the Replay to leave")
+        assert len(stub(ch).Replay(long_replay(10), timeout=TIMEOUT).steps) == 10
+    assert replay_statuses(out) == ["CANCELLED", "OK"]
+
+
+def test_an_answer_over_the_size_limit_is_refused_with_its_reason_before_its_views() -> None:
+    """An ApplyAction on a large state (an Écarté gallery of 100,000 wagers, 700 KB) with
+    32 views would answer 22 MB (each view holds the wagers again): refused
+    RESOURCE_EXHAUSTED with reason RESPONSE_TOO_LARGE once over the limit, before the
+    other views are made (on the log line too, not OK then gRPC's bare failure to send);
+    with no view it is answered."""
+    from referee.v1 import common_pb2, ecarte_pb2
+
+    settings = ServerSettings(host="127.0.0.1", port=0, max_message_bytes=MIN_MESSAGE_BYTES)
+    wager = pb.Action(
+        actor=common_pb2.Actor(spectator="t"),
+        ecarte=ecarte_pb2.EcarteAction(wager=ecarte_pb2.EcartePlaceWager(seat=1, amount=2)),
+    )
+    views = [common_pb2.Viewer(spectator=f"v{i}") for i in range(32)]
+    request = pb.ApplyActionRequest(state=gallery_state(100_000), action=wager, views=views)
+    with (
+        captured_logs() as out,
+        InProcess(settings) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ApplyAction(request, timeout=TIMEOUT)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        info = error_info(e.value)
+        assert info.reason == "RESPONSE_TOO_LARGE"
+        assert int(info.metadata["response_bytes"]) < 2 * MIN_MESSAGE_BYTES  # not 22 MB
+        del request.views[:]
+        assert stub(ch).ApplyAction(request, timeout=TIMEOUT).verdict == common_pb2.VERDICT_ACCEPTED
+    lines = [e for e in log_lines(out) if e.get("method") == "ApplyAction"]
+    assert [e["status"] for e in lines] == ["RESOURCE_EXHAUSTED", "OK"]
 
 
 @pytest.mark.parametrize("tokens_and_metrics", [True, False])

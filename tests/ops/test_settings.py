@@ -63,7 +63,9 @@ def test_environment_sets_what_flags_set(monkeypatch: pytest.MonkeyPatch, certs:
     monkeypatch.setenv("REFEREE_NEW_GAME_RULES", " ecarte/1 ,earl_of_coventry/1")
     monkeypatch.setenv("REFEREE_COMPRESSED_REQUESTS", "Refuse")
     monkeypatch.setenv("REFEREE_HANDSHAKE_TIMEOUT_SECONDS", "4")
+    monkeypatch.setenv("REFEREE_MAX_REPLAY_CPU_SECONDS", "2.5")
     s = settings_of(["serve"])
+    assert s.max_replay_cpu_seconds == 2.5  # type: ignore[attr-defined]
     assert s.compressed_requests == "refuse"  # type: ignore[attr-defined]
     assert s.handshake_timeout_seconds == 4  # type: ignore[attr-defined]
     assert s.new_game_rules == ("ecarte/1", "earl_of_coventry/1")  # type: ignore[attr-defined]
@@ -120,6 +122,8 @@ def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], 
         ([], {"REFEREE_METRICS_PORT": "99999"}, "REFEREE_METRICS_PORT"),
         (["--keepalive-time-seconds", "0"], {}, "at least 1"),
         (["--drain-delay-seconds", "-1"], {}, "at least 0"),
+        (["--max-replay-cpu-seconds", "-0.5"], {}, "at least 0"),
+        ([], {"REFEREE_MAX_REPLAY_CPU_SECONDS": "inf"}, "not a finite number"),
         (["--worker-hang-seconds", "inf"], {}, "not a finite number"),
         ([], {"REFEREE_DRAIN_DELAY_SECONDS": "nan"}, "not a finite number"),
         ([], {"REFEREE_MAX_CONNECTION_AGE_SECONDS": "soon"}, "not a number"),
@@ -623,6 +627,7 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert "metrics   0.0.0.0:9090" in summary and "health    on the service port" in summary
     assert "workers   2, a hung worker replaced after 30 s; engine auto" in summary
     assert "drain delay 15 s, then grace 10 s" in summary and "messages 16 MiB" in summary
+    assert "100000 actions a Replay (at most 10 s of CPU)" in summary
     assert (
         "connect   handshake within 10 s; a ping after 60 s quiet (20 s to answer); "
         "age 300 s (+60 s grace); idle unlimited\n"
@@ -650,8 +655,10 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     argv = ["serve", "--check-config", "--compressed-requests", "refuse"]
     argv += ["--handshake-timeout-seconds", "2.5", "--max-connection-age-seconds", "0"]
     argv += ["--max-connection-idle-seconds", "30", "--keepalive-time-seconds", "5"]
+    argv += ["--max-replay-cpu-seconds", "0"]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
+    assert "100000 actions a Replay (CPU unlimited)" in out
     assert "Replays unlimited; compressed requests refused\n" in out
     assert (
         "connect   handshake within 2.5 s; a ping after 5 s quiet (20 s to answer); "

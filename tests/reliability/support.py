@@ -34,6 +34,9 @@ RESPONSE_CLASSES: dict[str, Any] = {
 
 # Statuses a client can cause; UNKNOWN and INTERNAL are never among them.
 CLIENT_ERRORS = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION})
+# RESOURCE_EXHAUSTED reasons a request within every limit may meet: an answer over the
+# message limit, a Replay over its CPU limit.
+COSTLY = frozenset({"RESPONSE_TOO_LARGE", "REPLAY_CPU_LIMIT"})
 
 # A client that accepts any answer the server may send (up to 64 MiB).
 CLIENT_OPTIONS = [
@@ -270,6 +273,14 @@ def check_error(err: grpc.RpcError, allowed: frozenset[grpc.StatusCode] = CLIENT
     (BadRequest field violations or an ErrorInfo reason). Returns the reason or the
     first field, for tallies."""
     code = err.code()
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        # A request within the limits whose answer or work is not: refused with its
+        # reason (an Écarté gallery of many wagers; docs/api.md).
+        status = rpc_status.from_call(err)  # type: ignore[arg-type]
+        for detail in status.details if status is not None else ():
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info) and info.reason in COSTLY:
+                return f"{code.name}:{info.reason}"
     assert code in allowed, f"{code}: {err.details()}"
     if code not in CLIENT_ERRORS:
         return code.name
