@@ -152,7 +152,9 @@ def test_inserver_bench_runs() -> None:
     if shutil.which("h2load") is None:
         pytest.fail("h2load is missing: apt-get install nghttp2-client (CI installs it)")
     for engine in ("asyncio", "threads"):
-        out = run("inserver.py", "--seconds", "1", "--warm-up", "0", "--engine", engine)
+        out = run(
+            "inserver.py", "--seconds", "1", "--warm-up", "0", "--engine", engine, "--calls", "200"
+        )  # fmt: skip
         assert f"--engine {engine}" in out, out
         rows = re.findall(
             r"^(nothing|apply_action|open_state|integer loop)\s+[\d.]+\s+[\d.]+\s+[\d,]+\s+[\d.]+$",
