@@ -767,7 +767,12 @@ def _status_of(
     error: RequestError, request_id: str
 ) -> tuple[grpc.StatusCode, str, tuple[Any, ...]]:
     """``error`` as a gRPC status: code, message and trailing metadata (the
-    google.rpc.Status details, and the request id when there is one)."""
+    google.rpc.Status details, and the request id when there is one). Its reason goes
+    on the call's log line too (``reason``: what the client can program against)."""
+    if error.reason:
+        info = CURRENT_CALL.get()
+        if info is not None:
+            info.note("reason", error.reason)
     status = rpc_status.to_status(error.to_status())
     metadata = tuple(status.trailing_metadata)
     if request_id:

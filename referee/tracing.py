@@ -224,7 +224,7 @@ class Tracing:
             "rpc.grpc.status_code": _CODES.get(status, 2),
             "referee.request_id": fields["request_id"],
         }
-        for key in ("game", "verdict", "client", "seal_refusal"):
+        for key in ("game", "verdict", "client", "seal_refusal", "reason"):
             value = fields.get(key)
             if value:
                 attributes["referee." + key] = value

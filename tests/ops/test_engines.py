@@ -665,9 +665,9 @@ def test_a_refused_sealed_token_is_named_in_the_call_log_line(engine: str) -> No
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         stub(ch).ListGames(pb.ListGamesRequest())
     lines = [x for x in log_lines(out) if x["event"] == "rpc"]
-    assert [(x["method"], x.get("seal_refusal")) for x in lines] == [
-        ("ViewState", SEAL_MALFORMED),
-        ("ListGames", None),  # a field of its own call only
+    assert [(x["method"], x.get("seal_refusal"), x.get("reason")) for x in lines] == [
+        ("ViewState", SEAL_MALFORMED, SEAL_MALFORMED),  # reason: any refusal's
+        ("ListGames", None, None),  # a field of its own call only
     ]
 
 

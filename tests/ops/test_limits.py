@@ -169,6 +169,8 @@ def test_a_replay_stops_at_the_servers_cpu_limit(engine: str) -> None:
         assert int(info.metadata["actions_done"]) % 256 == 255  # stopped between actions
         assert len(stub(ch).Replay(long_replay(1_000), timeout=TIMEOUT).steps) == 1_000
     assert replay_statuses(out) == ["RESOURCE_EXHAUSTED", "OK"]
+    refused = next(e for e in log_lines(out) if e.get("method") == "Replay")
+    assert refused["reason"] == "REPLAY_CPU_LIMIT"  # on the log line as the client got it
 
 
 @pytest.mark.parametrize("engine", ["asyncio", "threads"])
@@ -237,7 +239,10 @@ def test_an_answer_over_the_size_limit_is_refused_with_its_reason_before_its_vie
         del request.views[:]
         assert stub(ch).ApplyAction(request, timeout=TIMEOUT).verdict == common_pb2.VERDICT_ACCEPTED
     lines = [e for e in log_lines(out) if e.get("method") == "ApplyAction"]
-    assert [e["status"] for e in lines] == ["RESOURCE_EXHAUSTED", "OK"]
+    assert [(e["status"], e.get("reason")) for e in lines] == [
+        ("RESOURCE_EXHAUSTED", "RESPONSE_TOO_LARGE"),
+        ("OK", None),
+    ]
 
 
 @pytest.mark.parametrize("tokens_and_metrics", [True, False])

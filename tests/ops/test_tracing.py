@@ -45,6 +45,7 @@ ATTRIBUTES = {
     "referee.violations",
     "referee.client",
     "referee.seal_refusal",
+    "referee.reason",
 }
 
 
@@ -208,7 +209,7 @@ def test_a_spans_status_is_an_error_for_the_servers_errors_only() -> None:
     tracing = Tracing(exporter=exporter)
     try:
         for code in grpc.StatusCode:
-            record(tracing, status=code.name)
+            record(tracing, status=code.name, reason=f"{code.name}_REASON")
         assert tracing.shutdown()
         spans = exporter.get_finished_spans()
         assert len(spans) == len(grpc.StatusCode)
@@ -216,6 +217,7 @@ def test_a_spans_status_is_an_error_for_the_servers_errors_only() -> None:
             assert span.kind == SpanKind.SERVER
             assert span.attributes is not None
             assert span.attributes["rpc.grpc.status_code"] == code.value[0]
+            assert span.attributes["referee.reason"] == f"{code.name}_REASON"  # the line's
             error = span.status.status_code == StatusCode.ERROR
             assert error == (code.name in SERVER_ERRORS), code
         assert {"UNKNOWN", "INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED"} <= SERVER_ERRORS
