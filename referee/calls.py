@@ -222,8 +222,30 @@ class Malformed:
         self.message_type = message_type
 
 
-def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
-    """``deserializer``, returning a :class:`Malformed` for bytes it cannot parse."""
+# A request over this many bytes is a large one: with --max-request-bytes-in-flight its
+# bytes are counted while its call is served. Every request of a game in play is far under
+# it (a state is under 2 KB but for an Écarté gallery of thousands of wagers); long
+# Replays are over it.
+LARGE_REQUEST_BYTES: Final = 64 * 1024
+
+
+class Large:
+    """A large request as its deserializer hands it to the call's handler: the message
+    and the size of its body (gRPC parses a request where its call's context is not
+    always at hand: on the threaded server, in its serving thread)."""
+
+    __slots__ = ("message", "size")
+
+    def __init__(self, message: Any, size: int) -> None:
+        self.message = message
+        self.size = size
+
+
+def tolerant(
+    deserializer: Callable[[bytes], Any] | None, sized: bool = False
+) -> Callable[[bytes], Any] | None:
+    """``deserializer``, returning a :class:`Malformed` for bytes it cannot parse; with
+    ``sized``, a large request as a :class:`Large`."""
     if deserializer is None:
         return None
     message_type = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
@@ -235,7 +257,16 @@ def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
         except Exception:  # DecodeError, and whatever else a parser may raise on garbage
             return Malformed(name)
 
-    return deserialize
+    if not sized:
+        return deserialize
+
+    def deserialize_sized(data: bytes) -> Any:
+        message = deserialize(data)
+        if len(data) > LARGE_REQUEST_BYTES and message.__class__ is not Malformed:
+            return Large(message, len(data))
+        return message
+
+    return deserialize_sized
 
 
 def malformed(request: Malformed) -> RequestError:
@@ -255,10 +286,14 @@ def threaded_handler(
     max_response: int,
     quiet: bool,
     answering: Callable[[Any], None],
+    hold: Callable[[int], RequestError | None] | None = None,
+    release: Callable[[int], None] = lambda size: None,
 ) -> Callable[[Any, Any], Any]:
     """``inner`` (a unary method of the servicer) as grpc's threaded server runs it, with
     the call's bookkeeping around it (:class:`referee.threaded.ThreadCallInterceptor`);
-    ``answering`` is given the call's context first."""
+    ``answering`` is given the call's context first. With ``hold``, a large request's
+    bytes are held while the call is served (``hold`` refuses them with an error, or
+    counts them until ``release``)."""
     level = logging.DEBUG if quiet else logging.INFO
 
     def handler(request: Any, context: Any) -> Any:
@@ -266,9 +301,17 @@ def threaded_handler(
         info, token, start = book.begin(short, context)
         status = "OK"
         response = None
+        held = 0
         try:
             if request.__class__ is Malformed:
                 abort_with_status(malformed(request), context, info.request_id)
+            if request.__class__ is Large:  # only with ``hold``: tolerant(sized=True)
+                assert hold is not None
+                error = hold(request.size)
+                if error is not None:
+                    abort_with_status(error, context, info.request_id)
+                held = request.size
+                request = request.message
             response = inner(request, context)
             if max_response and response.ByteSize() > max_response:
                 error = oversize(response.ByteSize(), max_response)
@@ -292,6 +335,8 @@ def threaded_handler(
             context.abort(grpc.StatusCode.INTERNAL, "internal error")
             raise
         finally:
+            if held:
+                release(held)
             book.end(info, token, start, status, response, level, context)
 
     return handler

@@ -246,6 +246,17 @@ def _add_serve_operations(serve: argparse.ArgumentParser) -> None:
     )
     _add_setting(
         group,
+        "--max-request-bytes-in-flight",
+        "MAX_REQUEST_BYTES_IN_FLIGHT",
+        "0",
+        _int_range(0, 1 << 34),
+        "bytes of requests over 64 KiB a worker serves at once; a request that would take "
+        "them over it is refused with RESOURCE_EXHAUSTED (reason REQUEST_BYTES_IN_FLIGHT), "
+        "and so is one over it alone: bounds the memory large requests need, about 36 "
+        "bytes a byte at most (0: no limit; else at least 1 MiB)",
+    )
+    _add_setting(
+        group,
         "--coalesce-us",
         "COALESCE_US",
         "200",
@@ -463,6 +474,11 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             f"{named('--worker-hang-seconds')} must be 0 (never) or at least 3 "
             "(heartbeats are 1 s apart)"
         )
+    if 0 < args.max_request_bytes_in_flight < 1 << 20:
+        fail(
+            f"{named('--max-request-bytes-in-flight')} must be 0 (no limit) or at least "
+            "1048576 (1 MiB): requests under 64 KiB are not counted"
+        )
     for flag in (
         "--keepalive-time-seconds",
         "--keepalive-timeout-seconds",
@@ -480,6 +496,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
         new_game_rules=args.new_game_rules,
         max_concurrent_rpcs=args.max_concurrent_rpcs,
         max_concurrent_replays=args.max_concurrent_replays,
+        max_request_bytes_in_flight=args.max_request_bytes_in_flight,
         coalesce_us=args.coalesce_us,
         engine=args.engine,
         threads=args.threads,
@@ -1233,7 +1250,9 @@ def _describe_settings(s: Any, *, auto_workers: bool = False) -> str:
         f"  limits    messages {message}, {s.max_replay_actions} actions a "
         f"Replay ({replay_cpu}), calls in flight a worker "
         f"{s.max_concurrent_rpcs or 'unlimited'}, Replays "
-        f"{s.max_concurrent_replays or 'unlimited'}; compressed requests "
+        f"{s.max_concurrent_replays or 'unlimited'}, request bytes "
+        + (_size(s.max_request_bytes_in_flight) if s.max_request_bytes_in_flight else "unlimited")
+        + "; compressed requests "
         + ("accepted" if s.compressed_requests == "accept" else "refused"),
         f"  rules     {rules}",
         f"  sealing   {sealing}",

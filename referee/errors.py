@@ -99,3 +99,31 @@ _RPC_CODES = {
     grpc.StatusCode.INTERNAL: code_pb2.INTERNAL,
     grpc.StatusCode.UNAVAILABLE: code_pb2.UNAVAILABLE,
 }
+
+
+def request_bytes_busy(size: int, in_flight: int, limit: int) -> RequestError:
+    """RESOURCE_EXHAUSTED (reason REQUEST_BYTES_IN_FLIGHT): a request whose bytes would
+    take those a worker serves at once over --max-request-bytes-in-flight (a call costs
+    memory in proportion to its request: up to about 36 bytes a byte)."""
+    if size > limit:
+        why = (
+            f"the request is {size:,} bytes, over the {limit:,} bytes of requests this "
+            "server serves at once (--max-request-bytes-in-flight): send less, a retry "
+            "gets the same"
+        )
+    else:
+        why = (
+            f"the request's {size:,} bytes would take the requests this worker serves at "
+            f"once ({in_flight:,} bytes) over {limit:,} (--max-request-bytes-in-flight): "
+            "back off and retry"
+        )
+    return RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        why,
+        reason="REQUEST_BYTES_IN_FLIGHT",
+        metadata={
+            "request_bytes": str(size),
+            "in_flight_bytes": str(in_flight),
+            "limit_bytes": str(limit),
+        },
+    )

@@ -33,6 +33,7 @@ from referee.calls import (
     ARRIVED,
     CLIENT,
     Book,
+    Large,
     Malformed,
     ended_early,
     malformed,
@@ -40,7 +41,7 @@ from referee.calls import (
 )
 from referee.coalesce import Coalescer
 from referee.codec import all_codecs
-from referee.errors import RequestError, oversize
+from referee.errors import RequestError, oversize, request_bytes_busy
 from referee.keyfile import KeyWatch
 from referee.logs import RPC_LOGGER, get_logger, rpc_level
 from referee.sealing import Keyring
@@ -173,6 +174,9 @@ class ServerSettings:
     # Replays in flight per worker (each holds its request and answer parsed: about
     # 45 MiB at the 100,000-action cap); 0: no limit but max_concurrent_rpcs.
     max_concurrent_replays: int = 0
+    # The bytes of large requests a worker serves at once (calls.LARGE_REQUEST_BYTES);
+    # 0: no limit. A request over it alone is refused too.
+    max_request_bytes_in_flight: int = 0
     coalesce_us: int = 200  # under load, short calls run in batches (0: never)
     keepalive_time_seconds: float = 60.0
     keepalive_timeout_seconds: float = 20.0
@@ -335,6 +339,7 @@ class CallBook:
         max_response_bytes: int = 0,
         max_replays: int = 0,
         tracing: Tracing | None = None,
+        max_request_bytes: int = 0,
     ) -> None:
         self._methods: dict[str, _Method | None] = {}
         # Only a Replay's answer can outgrow the limit (its steps, its log): checked
@@ -359,6 +364,11 @@ class CallBook:
         # Of them, the calls of each token with a max-in-flight of its own, by its
         # digest (an entry leaves when its count is back to 0).
         self.token_calls: dict[bytes, int] = {}
+        # The bytes of the large requests (calls.LARGE_REQUEST_BYTES) of the calls being
+        # served, against --max-request-bytes-in-flight (0: not counted): a call costs
+        # memory in proportion to its request, and counting calls does not bound that.
+        self._max_request_bytes = max_request_bytes
+        self.request_bytes_in_flight = 0
 
     def _admit(self, entry: _Method, metadata: Any) -> Any:
         """The handler for a call of a prepared method: its own, or one refusing it.
@@ -395,6 +405,20 @@ class CallBook:
             else:
                 self._enter(replay, None)
         return entry.handler
+
+    def _hold(self, size: int) -> RequestError | None:
+        """Count a large request's ``size`` while its call is served (``_release`` it
+        then), or the refusal of a request that would take the count over the limit."""
+        with self._lock:
+            held = self.request_bytes_in_flight
+            if held + size > self._max_request_bytes:
+                return request_bytes_busy(size, held, self._max_request_bytes)
+            self.request_bytes_in_flight = held + size
+        return None
+
+    def _release(self, size: int) -> None:
+        with self._lock:
+            self.request_bytes_in_flight -= size
 
     def _enter(self, replay: bool, token: bytes | None) -> None:
         """A call is admitted: in flight until it ends (``_track`` arranges the
@@ -476,7 +500,10 @@ class CallBook:
 
         wrapped = grpc.unary_unary_rpc_method_handler(
             self._wrap(short, handler.unary_unary, quiet=is_grpc),
-            request_deserializer=tolerant(handler.request_deserializer),
+            # With --max-request-bytes-in-flight, a large request comes as a Large.
+            request_deserializer=tolerant(
+                handler.request_deserializer, sized=self._max_request_bytes > 0 and not is_grpc
+            ),
             response_serializer=serializer,
         )
 
@@ -607,14 +634,22 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
         begin, end, log = book.begin, book.end, book.log
         max_response = self._max_response_of(short)
         level = logging.DEBUG if quiet else logging.INFO
+        hold, release = self._hold, self._release
 
         async def handler(request: Any, context: Ctx) -> Any:
             info, token, start = begin(short, context)
             status = "OK"
             response = None
+            held = 0
             try:
                 if request.__class__ is Malformed:
                     await abort_with(malformed(request), context, info.request_id)
+                if request.__class__ is Large:  # tolerant(sized=True): the limit is on
+                    error = hold(request.size)
+                    if error is not None:
+                        await abort_with(error, context, info.request_id)
+                    held = request.size
+                    request = request.message
                 answer = response = await inner(request, context)
                 if answer.__class__ is Serialized:  # a long Replay's, serialized already
                     response = answer.message  # for the log line and metrics
@@ -644,6 +679,8 @@ class CallInterceptor(CallBook, grpc.aio.ServerInterceptor):  # type: ignore[typ
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
                 raise
             finally:
+                if held:
+                    release(held)
                 end(info, token, start, status, response, level, context)
 
         return handler
@@ -927,6 +964,7 @@ class RefereeServer(ServerBase):
             settings.max_concurrent_rpcs,
             max_response_bytes=settings.max_message_bytes,
             max_replays=settings.max_concurrent_replays,
+            max_request_bytes=settings.max_request_bytes_in_flight,
             tracing=self.tracing,
         )
         self.coalescer = (

@@ -136,8 +136,17 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
         threads: int = 8,
         max_replays: int = 0,
         tracing: Tracing | None = None,
+        max_request_bytes: int = 0,
     ) -> None:
-        super().__init__(metrics, auth, max_concurrent, max_response_bytes, max_replays, tracing)
+        super().__init__(
+            metrics,
+            auth,
+            max_concurrent,
+            max_response_bytes,
+            max_replays,
+            tracing,
+            max_request_bytes,
+        )
         # The pool's threads wait for requests (made as needed); a handler runs holding
         # one of ``threads`` slots (REQUEST_WAIT_THREADS says why). The slots are tokens
         # in a SimpleQueue, whose get and put are C: about 80 ns a call, where a
@@ -174,7 +183,14 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
 
     def _wrap(self, short: str, inner: Any, quiet: bool) -> Any:
         handler = threaded_handler(
-            self._book, short, inner, self._max_response_of(short), quiet, self._answering
+            self._book,
+            short,
+            inner,
+            self._max_response_of(short),
+            quiet,
+            self._answering,
+            self._hold if self._max_request_bytes > 0 and not quiet else None,
+            self._release,
         )
         take, give = self._slots.get, self._slots.put
 
@@ -383,6 +399,7 @@ class ThreadedRefereeServer(ServerBase):
             max_response_bytes=settings.max_message_bytes,
             threads=settings.threads,
             max_replays=settings.max_concurrent_replays,
+            max_request_bytes=settings.max_request_bytes_in_flight,
             tracing=self.tracing,
         )
         # Health answers watchers from a thread of its own, in order (ThreadedHealth).

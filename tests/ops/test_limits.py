@@ -210,6 +210,76 @@ def test_a_replay_whose_client_has_gone_stops(engine: str) -> None:
     assert replay_statuses(out) == ["CANCELLED", "OK"]
 
 
+@pytest.mark.parametrize("engine", ["asyncio", "threads"])
+def test_the_bytes_of_large_requests_in_flight_are_bounded(engine: str) -> None:
+    """``--max-request-bytes-in-flight`` (1 MiB here): with a 640 KB Replay in flight, a
+    630 KB ApplyAction is refused RESOURCE_EXHAUSTED (reason REQUEST_BYTES_IN_FLIGHT: back
+    off and retry) while small calls are served; once the Replay has ended it is served;
+    a request over the limit alone is refused (a retry gets the same); and every byte is
+    released as its call ends."""
+    from referee.v1 import common_pb2, ecarte_pb2
+
+    settings = ServerSettings(host="127.0.0.1", port=0, max_request_bytes_in_flight=1 << 20)
+    replay = long_replay(40_000)  # long: off the event loop on grpc.aio
+    wager = pb.Action(
+        actor=common_pb2.Actor(spectator="t"),
+        ecarte=ecarte_pb2.EcarteAction(wager=ecarte_pb2.EcartePlaceWager(seat=1, amount=2)),
+    )
+    apply = pb.ApplyActionRequest(state=gallery_state(90_000), action=wager)
+    alone = pb.ApplyActionRequest(state=gallery_state(160_000), action=wager)
+    assert replay.ByteSize() + apply.ByteSize() > 1 << 20 > apply.ByteSize()
+    assert alone.ByteSize() > 1 << 20
+    with (
+        captured_logs() as out,
+        InProcess(settings, engine=engine) as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        interceptor = server.server.interceptor
+        referee = server.server.servicer.referee
+        entered, released = threading.Event(), threading.Event()
+
+        def held_replay(request: pb.ReplayRequest, should_stop: Any = None) -> Any:
+            entered.set()
+            released.wait(TIMEOUT)
+            return referee.replay(request, should_stop)
+
+        server.server.servicer.referee = SimpleNamespace(
+            replay=held_replay, apply_action=referee.apply_action, list_games=referee.list_games
+        )
+        future = stub(ch).Replay.future(replay, timeout=TIMEOUT)
+        try:
+            assert entered.wait(TIMEOUT), "the Replay never began"
+            assert interceptor.request_bytes_in_flight == replay.ByteSize()
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).ApplyAction(apply, timeout=TIMEOUT)
+            assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            info = error_info(e.value)
+            assert info.reason == "REQUEST_BYTES_IN_FLIGHT"
+            assert dict(info.metadata) == {
+                "request_bytes": str(apply.ByteSize()),
+                "in_flight_bytes": str(replay.ByteSize()),
+                "limit_bytes": str(1 << 20),
+            }
+            assert "back off and retry" in (e.value.details() or "")
+            assert stub(ch).ListGames(pb.ListGamesRequest(), timeout=TIMEOUT).games  # small
+        finally:
+            released.set()
+        assert len(future.result(TIMEOUT).steps) == 40_000
+        wait_until(lambda: interceptor.request_bytes_in_flight == 0, "the Replay's bytes back")
+        assert stub(ch).ApplyAction(apply, timeout=TIMEOUT).verdict == common_pb2.VERDICT_ACCEPTED
+        with pytest.raises(grpc.RpcError) as e:
+            stub(ch).ApplyAction(alone, timeout=TIMEOUT)
+        assert error_info(e.value).reason == "REQUEST_BYTES_IN_FLIGHT"
+        assert "a retry gets the same" in (e.value.details() or "")
+        wait_until(lambda: interceptor.request_bytes_in_flight == 0, "every byte back")
+    lines = [e for e in log_lines(out) if e.get("method") == "ApplyAction"]
+    assert [(e["status"], e.get("reason")) for e in lines] == [
+        ("RESOURCE_EXHAUSTED", "REQUEST_BYTES_IN_FLIGHT"),
+        ("OK", None),
+        ("RESOURCE_EXHAUSTED", "REQUEST_BYTES_IN_FLIGHT"),
+    ]
+
+
 def test_an_answer_over_the_size_limit_is_refused_with_its_reason_before_its_views() -> None:
     """An ApplyAction on a large state (an Écarté gallery of 100,000 wagers, 700 KB) with
     32 views would answer 22 MB (each view holds the wagers again): refused

@@ -64,7 +64,9 @@ def test_environment_sets_what_flags_set(monkeypatch: pytest.MonkeyPatch, certs:
     monkeypatch.setenv("REFEREE_COMPRESSED_REQUESTS", "Refuse")
     monkeypatch.setenv("REFEREE_HANDSHAKE_TIMEOUT_SECONDS", "4")
     monkeypatch.setenv("REFEREE_MAX_REPLAY_CPU_SECONDS", "2.5")
+    monkeypatch.setenv("REFEREE_MAX_REQUEST_BYTES_IN_FLIGHT", "8388608")
     s = settings_of(["serve"])
+    assert s.max_request_bytes_in_flight == 8 << 20  # type: ignore[attr-defined]
     assert s.max_replay_cpu_seconds == 2.5  # type: ignore[attr-defined]
     assert s.compressed_requests == "refuse"  # type: ignore[attr-defined]
     assert s.handshake_timeout_seconds == 4  # type: ignore[attr-defined]
@@ -123,6 +125,7 @@ def bad_cases(certs: Certs, tmp: Path) -> list[tuple[list[str], dict[str, str], 
         (["--keepalive-time-seconds", "0"], {}, "at least 1"),
         (["--drain-delay-seconds", "-1"], {}, "at least 0"),
         (["--max-replay-cpu-seconds", "-0.5"], {}, "at least 0"),
+        (["--max-request-bytes-in-flight", "65536"], {}, "0 (no limit) or at least 1048576"),
         ([], {"REFEREE_MAX_REPLAY_CPU_SECONDS": "inf"}, "not a finite number"),
         (["--worker-hang-seconds", "inf"], {}, "not a finite number"),
         ([], {"REFEREE_DRAIN_DELAY_SECONDS": "nan"}, "not a finite number"),
@@ -337,6 +340,7 @@ RANGES = [
     ("--threads", "THREADS", 1, 256),
     ("--max-concurrent-rpcs", "MAX_CONCURRENT_RPCS", 0, 1_000_000),
     ("--max-concurrent-replays", "MAX_CONCURRENT_REPLAYS", 0, 1_000_000),
+    ("--max-request-bytes-in-flight", "MAX_REQUEST_BYTES_IN_FLIGHT", 0, 1 << 34),
     ("--coalesce-us", "COALESCE_US", 0, 10_000),
     ("--max-message-bytes", "MAX_MESSAGE_BYTES", 1024 * 1024, 256 * 1024 * 1024),
     ("--max-replay-actions", "MAX_REPLAY_ACTIONS", 1, 10_000_000),
@@ -628,6 +632,7 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert "workers   2, a hung worker replaced after 30 s; engine auto" in summary
     assert "drain delay 15 s, then grace 10 s" in summary and "messages 16 MiB" in summary
     assert "100000 actions a Replay (at most 10 s of CPU)" in summary
+    assert "Replays unlimited, request bytes unlimited; compressed" in summary
     assert (
         "connect   handshake within 10 s; a ping after 60 s quiet (20 s to answer); "
         "age 300 s (+60 s grace); idle unlimited\n"
@@ -659,7 +664,7 @@ def test_check_config_says_what_it_would_serve_with_and_serves_nothing(
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "100000 actions a Replay (CPU unlimited)" in out
-    assert "Replays unlimited; compressed requests refused\n" in out
+    assert "Replays unlimited, request bytes unlimited; compressed requests refused\n" in out
     assert (
         "connect   handshake within 2.5 s; a ping after 5 s quiet (20 s to answer); "
         "age unlimited; idle 30 s\n"
