@@ -146,6 +146,25 @@ def replay_statuses(out: io.StringIO) -> list[str]:
     return [e["status"] for e in lines if e.get("event") == "rpc" and e["method"] == "Replay"]
 
 
+def replays_noted(server: InProcess, released: threading.Event | None = None) -> threading.Event:
+    """The server's Referee as it is, but for the event returned, set when a Replay's work
+    begins (a call cancelled before its handler has begun never runs it), and with
+    ``released``, the Replay held until it is set."""
+    referee = server.server.servicer.referee
+    entered = threading.Event()
+
+    def replay(request: pb.ReplayRequest, should_stop: Any = None) -> Any:
+        entered.set()
+        if released is not None:
+            released.wait(TIMEOUT)
+        return referee.replay(request, should_stop)
+
+    server.server.servicer.referee = SimpleNamespace(
+        replay=replay, apply_action=referee.apply_action, list_games=referee.list_games
+    )
+    return entered
+
+
 @pytest.mark.parametrize("engine", ["asyncio", "threads"])
 def test_a_replay_stops_at_the_servers_cpu_limit(engine: str) -> None:
     """``--max-replay-cpu-seconds``: a Replay that has used more of the server's CPU is
@@ -190,16 +209,7 @@ def test_a_replay_whose_client_has_gone_stops(engine: str) -> None:
         grpc.insecure_channel(server.address) as ch,
     ):
         interceptor = server.server.interceptor
-        referee = server.server.servicer.referee
-        entered = threading.Event()
-
-        def replay_noted(request: pb.ReplayRequest, should_stop: Any = None) -> Any:
-            entered.set()
-            return referee.replay(request, should_stop)
-
-        # The Referee as it is, but for a note when the Replay's work begins: a call
-        # cancelled before its handler has begun never runs it.
-        server.server.servicer.referee = SimpleNamespace(replay=replay_noted)
+        entered = replays_noted(server)
         replay = stub(ch).Replay.future(gallery_replay(100_000))
         assert entered.wait(TIMEOUT), "the Replay never began"
         replay.cancel()
@@ -235,17 +245,8 @@ def test_the_bytes_of_large_requests_in_flight_are_bounded(engine: str) -> None:
         grpc.insecure_channel(server.address) as ch,
     ):
         interceptor = server.server.interceptor
-        referee = server.server.servicer.referee
-        entered, released = threading.Event(), threading.Event()
-
-        def held_replay(request: pb.ReplayRequest, should_stop: Any = None) -> Any:
-            entered.set()
-            released.wait(TIMEOUT)
-            return referee.replay(request, should_stop)
-
-        server.server.servicer.referee = SimpleNamespace(
-            replay=held_replay, apply_action=referee.apply_action, list_games=referee.list_games
-        )
+        released = threading.Event()
+        entered = replays_noted(server, released)
         future = stub(ch).Replay.future(replay, timeout=TIMEOUT)
         try:
             assert entered.wait(TIMEOUT), "the Replay never began"
