@@ -241,6 +241,17 @@ class Large:
         self.size = size
 
 
+class Refused:
+    """A request refused before its handler ran, as the threads engine hands it on (the
+    call is still logged and answered by its handler): its bytes would take the large
+    requests in flight over --max-request-bytes-in-flight."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: RequestError) -> None:
+        self.error = error
+
+
 def tolerant(
     deserializer: Callable[[bytes], Any] | None, sized: bool = False
 ) -> Callable[[bytes], Any] | None:
@@ -286,14 +297,12 @@ def threaded_handler(
     max_response: int,
     quiet: bool,
     answering: Callable[[Any], None],
-    hold: Callable[[int], RequestError | None] | None = None,
-    release: Callable[[int], None] = lambda size: None,
 ) -> Callable[[Any, Any], Any]:
     """``inner`` (a unary method of the servicer) as grpc's threaded server runs it, with
     the call's bookkeeping around it (:class:`referee.threaded.ThreadCallInterceptor`);
-    ``answering`` is given the call's context first. With ``hold``, a large request's
-    bytes are held while the call is served (``hold`` refuses them with an error, or
-    counts them until ``release``)."""
+    ``answering`` is given the call's context first. A large request's bytes are held
+    by the interceptor's gate, from before the call waits for a handler slot: the
+    handler is given the message, or a :class:`Refused` to answer with its error."""
     level = logging.DEBUG if quiet else logging.INFO
 
     def handler(request: Any, context: Any) -> Any:
@@ -301,17 +310,11 @@ def threaded_handler(
         info, token, start = book.begin(short, context)
         status = "OK"
         response = None
-        held = 0
         try:
             if request.__class__ is Malformed:
                 abort_with_status(malformed(request), context, info.request_id)
-            if request.__class__ is Large:  # only with ``hold``: tolerant(sized=True)
-                assert hold is not None
-                error = hold(request.size)
-                if error is not None:
-                    abort_with_status(error, context, info.request_id)
-                held = request.size
-                request = request.message
+            if request.__class__ is Refused:
+                abort_with_status(request.error, context, info.request_id)
             response = inner(request, context)
             if max_response and response.ByteSize() > max_response:
                 error = oversize(response.ByteSize(), max_response)
@@ -335,8 +338,6 @@ def threaded_handler(
             context.abort(grpc.StatusCode.INTERNAL, "internal error")
             raise
         finally:
-            if held:
-                release(held)
             book.end(info, token, start, status, response, level, context)
 
     return handler

@@ -409,7 +409,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """ServerSettings from the parsed flags, with the checks that span several of
     them (files, ports); a problem exits 2 with a message naming the setting."""
     from referee.auth import TokenError, TokenSet
-    from referee.server import ServerSettings
+    from referee.server import MIN_REQUEST_BYTES_IN_FLIGHT, ServerSettings
     from referee.tls import TlsError, TlsFiles
 
     def fail(message: str) -> None:
@@ -474,7 +474,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
             f"{named('--worker-hang-seconds')} must be 0 (never) or at least 3 "
             "(heartbeats are 1 s apart)"
         )
-    if 0 < args.max_request_bytes_in_flight < 1 << 20:
+    if 0 < args.max_request_bytes_in_flight < MIN_REQUEST_BYTES_IN_FLIGHT:
         fail(
             f"{named('--max-request-bytes-in-flight')} must be 0 (no limit) or at least "
             "1048576 (1 MiB): requests under 64 KiB are not counted"

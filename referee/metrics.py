@@ -104,6 +104,14 @@ class Metrics:
             registry=reg,
             multiprocess_mode="livesum",
         )
+        self.request_bytes = Gauge(
+            "referee_request_bytes_in_flight",
+            "Bytes of the large requests (over 64 KiB) of the calls being served or waiting"
+            " for a handler, counted against --max-request-bytes-in-flight (all workers;"
+            " 0 where that is off: not counted)",
+            registry=reg,
+            multiprocess_mode="livesum",
+        )
         self.batch_calls = Histogram(
             "referee_coalesced_batch_calls",
             "Calls run back to back in one coalesced batch (--coalesce-us); a call run at"

@@ -76,6 +76,10 @@ DEFAULT_PORT = 50051
 # handler, the large state's by the Referee as its views are made) instead of gRPC's bare
 # failure to send them after the call was logged as answered.
 MIN_MESSAGE_BYTES = 1024 * 1024
+# The smallest --max-request-bytes-in-flight but 0 (no limit): requests of 64 KiB or
+# less (calls.LARGE_REQUEST_BYTES) are not counted, so a limit near that would refuse
+# every large request but one at a time.
+MIN_REQUEST_BYTES_IN_FLIGHT = 1024 * 1024
 ENGINES = ("asyncio", "threads")
 ENGINE_CHOICES = ("auto", *ENGINES)  # auto: threads where a worker has a CPU of its own
 DEFAULT_ENGINE = "auto"
@@ -216,6 +220,16 @@ class ServerSettings:
             raise ValueError(f"compressed_requests must be one of {', '.join(COMPRESSED_REQUESTS)}")
         if self.max_replay_cpu_seconds < 0:
             raise ValueError("max_replay_cpu_seconds must be 0 (no limit) or more")
+        if self.max_request_bytes_in_flight and not (
+            self.max_request_bytes_in_flight >= MIN_REQUEST_BYTES_IN_FLIGHT
+        ):
+            raise ValueError(
+                "max_request_bytes_in_flight must be 0 (no limit) or at least "
+                f"{MIN_REQUEST_BYTES_IN_FLIGHT} (1 MiB): requests under 64 KiB are not counted"
+            )
+        for name in ("max_concurrent_rpcs", "max_concurrent_replays"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 (no limit) or more")
         if not self.handshake_timeout_seconds > 0:
             raise ValueError("handshake_timeout_seconds must be more than 0")
         # The command line refuses less (--max-message-bytes); so does an embedded
@@ -414,11 +428,15 @@ class CallBook:
             if held + size > self._max_request_bytes:
                 return request_bytes_busy(size, held, self._max_request_bytes)
             self.request_bytes_in_flight = held + size
+        if self._metrics is not None:
+            self._metrics.request_bytes.inc(size)
         return None
 
     def _release(self, size: int) -> None:
         with self._lock:
             self.request_bytes_in_flight -= size
+        if self._metrics is not None:
+            self._metrics.request_bytes.dec(size)
 
     def _enter(self, replay: bool, token: bytes | None) -> None:
         """A call is admitted: in flight until it ends (``_track`` arranges the

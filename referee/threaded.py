@@ -34,7 +34,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import logs
-from referee.calls import Malformed, malformed, threaded_handler, tolerant
+from referee.calls import Large, Malformed, Refused, malformed, threaded_handler, tolerant
 from referee.errors import RequestError
 from referee.server import (
     _REFUSALS,
@@ -189,19 +189,31 @@ class ThreadCallInterceptor(CallBook, grpc.ServerInterceptor):  # type: ignore[t
             self._max_response_of(short),
             quiet,
             self._answering,
-            self._hold if self._max_request_bytes > 0 and not quiet else None,
-            self._release,
         )
         take, give = self._slots.get, self._slots.put
+        hold, release = self._hold, self._release
 
         def gated(request: Any, context: Any) -> Any:
             # The request has come (grpc calls a unary handler with it): take one of the
             # ``threads`` handler slots. Streams (health Watch, reflection) take none.
+            # A large one (tolerant(sized=True): --max-request-bytes-in-flight is on) is
+            # counted first: up to REQUEST_WAIT_THREADS requests, parsed, may wait for a
+            # slot, and their bytes are held as much as those of the calls being served.
+            # One refused is answered at once, without waiting for a slot.
+            held = 0
+            if request.__class__ is Large:
+                error = hold(request.size)
+                if error is not None:
+                    return handler(Refused(error), context)
+                held = request.size
+                request = request.message
             take()
             try:
                 return handler(request, context)
             finally:
                 give(None)
+                if held:
+                    release(held)
 
         return gated
 

@@ -77,6 +77,26 @@ def test_an_embedded_server_refuses_a_message_limit_under_1_mib() -> None:
     assert ServerSettings(max_message_bytes=MIN_MESSAGE_BYTES).max_message_bytes
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("max_request_bytes_in_flight", (1 << 20) - 1, "at least 1048576"),
+        ("max_request_bytes_in_flight", -1, "at least 1048576"),
+        ("max_concurrent_rpcs", -1, "0 \\(no limit\\) or more"),
+        ("max_concurrent_replays", -1, "0 \\(no limit\\) or more"),
+    ],
+)
+def test_an_embedded_server_refuses_the_limits_the_command_line_refuses(
+    field: str, value: int, message: str
+) -> None:
+    """ServerSettings checks the limits as the command line does (an embedded server's
+    settings do not go through its flags)."""
+    with pytest.raises(ValueError, match=message):
+        ServerSettings(**{field: value})
+    assert getattr(ServerSettings(**{field: 0}), field) == 0
+    assert ServerSettings(max_request_bytes_in_flight=1 << 20).max_request_bytes_in_flight
+
+
 def test_replay_length_cap() -> None:
     settings = ServerSettings(host="127.0.0.1", port=0, max_replay_actions=50)
     with InProcess(settings) as server, grpc.insecure_channel(server.address) as ch:
@@ -226,10 +246,16 @@ def test_the_bytes_of_large_requests_in_flight_are_bounded(engine: str) -> None:
     630 KB ApplyAction is refused RESOURCE_EXHAUSTED (reason REQUEST_BYTES_IN_FLIGHT: back
     off and retry) while small calls are served; once the Replay has ended it is served;
     a request over the limit alone is refused (a retry gets the same); and every byte is
-    released as its call ends."""
+    released as its call ends. ``referee_request_bytes_in_flight`` follows the count."""
+    from referee.metrics import Metrics
     from referee.v1 import common_pb2, ecarte_pb2
 
     settings = ServerSettings(host="127.0.0.1", port=0, max_request_bytes_in_flight=1 << 20)
+    metrics = Metrics()
+
+    def gauge() -> float | None:
+        return metrics.registry.get_sample_value("referee_request_bytes_in_flight")
+
     replay = long_replay(40_000)  # long: off the event loop on grpc.aio
     wager = pb.Action(
         actor=common_pb2.Actor(spectator="t"),
@@ -241,16 +267,18 @@ def test_the_bytes_of_large_requests_in_flight_are_bounded(engine: str) -> None:
     assert alone.ByteSize() > 1 << 20
     with (
         captured_logs() as out,
-        InProcess(settings, engine=engine) as server,
+        InProcess(settings, metrics, engine=engine) as server,
         grpc.insecure_channel(server.address) as ch,
     ):
         interceptor = server.server.interceptor
+        assert gauge() == 0
         released = threading.Event()
         entered = replays_noted(server, released)
         future = stub(ch).Replay.future(replay, timeout=TIMEOUT)
         try:
             assert entered.wait(TIMEOUT), "the Replay never began"
             assert interceptor.request_bytes_in_flight == replay.ByteSize()
+            assert gauge() == replay.ByteSize()
             with pytest.raises(grpc.RpcError) as e:
                 stub(ch).ApplyAction(apply, timeout=TIMEOUT)
             assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -273,11 +301,65 @@ def test_the_bytes_of_large_requests_in_flight_are_bounded(engine: str) -> None:
         assert error_info(e.value).reason == "REQUEST_BYTES_IN_FLIGHT"
         assert "a retry gets the same" in (e.value.details() or "")
         wait_until(lambda: interceptor.request_bytes_in_flight == 0, "every byte back")
+        assert gauge() == 0
     lines = [e for e in log_lines(out) if e.get("method") == "ApplyAction"]
     assert [(e["status"], e.get("reason")) for e in lines] == [
         ("RESOURCE_EXHAUSTED", "REQUEST_BYTES_IN_FLIGHT"),
         ("OK", None),
         ("RESOURCE_EXHAUSTED", "REQUEST_BYTES_IN_FLIGHT"),
+    ]
+
+
+def test_large_requests_waiting_for_a_handler_thread_are_counted() -> None:
+    """Threads engine, one handler thread, held by a Replay: a 630 KB ApplyAction that
+    has come waits for the thread, parsed, and its bytes are counted from its arrival
+    (up to 256 such calls may wait, each holding its request); a second one that would
+    take the count over 1 MiB is refused at once, without waiting for the thread; once
+    the thread is free, the first is served and its bytes released."""
+    from referee.v1 import common_pb2, ecarte_pb2
+
+    settings = ServerSettings(
+        host="127.0.0.1", port=0, max_request_bytes_in_flight=1 << 20, threads=1
+    )
+    wager = pb.Action(
+        actor=common_pb2.Actor(spectator="t"),
+        ecarte=ecarte_pb2.EcarteAction(wager=ecarte_pb2.EcartePlaceWager(seat=1, amount=2)),
+    )
+    apply = pb.ApplyActionRequest(state=gallery_state(90_000), action=wager)
+    assert 2 * apply.ByteSize() > 1 << 20 > apply.ByteSize()
+    with (
+        captured_logs() as out,
+        InProcess(settings, engine="threads") as server,
+        grpc.insecure_channel(server.address) as ch,
+    ):
+        interceptor = server.server.interceptor
+        released = threading.Event()
+        entered = replays_noted(server, released)
+        replay = stub(ch).Replay.future(long_replay(10), timeout=TIMEOUT)  # small
+        try:
+            assert entered.wait(TIMEOUT), "the Replay never began"
+            waiting = stub(ch).ApplyAction.future(apply, timeout=TIMEOUT)
+            wait_until(
+                lambda: interceptor.request_bytes_in_flight == apply.ByteSize(),
+                "the waiting ApplyAction's bytes counted",
+                TIMEOUT / 2,  # before the Replay's hold lapses (replays_noted)
+            )
+            with pytest.raises(grpc.RpcError) as e:
+                stub(ch).ApplyAction(apply, timeout=TIMEOUT)  # the thread is still held
+            assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            info = error_info(e.value)
+            assert info.reason == "REQUEST_BYTES_IN_FLIGHT"
+            assert info.metadata["in_flight_bytes"] == str(apply.ByteSize())
+            assert not waiting.done()
+        finally:
+            released.set()
+        assert len(replay.result(TIMEOUT).steps) == 10
+        assert waiting.result(TIMEOUT).verdict == common_pb2.VERDICT_ACCEPTED
+        wait_until(lambda: interceptor.request_bytes_in_flight == 0, "every byte back")
+    lines = [e for e in log_lines(out) if e.get("method") == "ApplyAction"]
+    assert [(e["status"], e.get("reason")) for e in lines] == [
+        ("RESOURCE_EXHAUSTED", "REQUEST_BYTES_IN_FLIGHT"),
+        ("OK", None),
     ]
 
 
