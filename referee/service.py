@@ -446,6 +446,7 @@ class Referee:
         seed: bytes,
         version: int,
         events: Sequence[Any] = (),
+        entropy: Sequence[bytes] = (),
     ) -> None:
         rules = codec.rules
         encode_viewer(viewer, out.viewer)
@@ -453,7 +454,11 @@ class Referee:
         out.version = version
         out.seed_commitment = commitment(seed)
         if rules.is_over(state):
-            out.seed = seed  # SHUF-5: revealed once the match or session is over
+            # SHUF-5: revealed once the match or session is over, with the entropy the
+            # shuffles mixed in: the view alone then re-derives every deal.
+            out.seed = seed
+            if entropy:
+                out.seat_entropy.extend(entropy)
         if events:
             codec.encode_events(rules.redact_events(state, events, viewer), out.events)
         codec.encode_view(rules.view(state, viewer), out)
@@ -497,7 +502,14 @@ class Referee:
         codec.encode_events(rules.redact_events(state, events, PUBLIC_VIEWER), response.events)
         for viewer in viewers:
             self._view(
-                codec, state, viewer, response.views.add(), seed=seed, version=0, events=events
+                codec,
+                state,
+                viewer,
+                response.views.add(),
+                seed=seed,
+                version=0,
+                events=events,
+                entropy=entropy,
             )
         encode_scoreboard(rules.scoreboard(state), response.scoreboard)
         response.seed_commitment = commitment(seed)
@@ -583,6 +595,7 @@ class Referee:
                 seed=msg.seed,
                 version=version,
                 events=events,
+                entropy=msg.seat_entropy,
             )
             if limit:
                 size += view.ByteSize() + 2  # at least a tag and a length more
@@ -642,6 +655,7 @@ class Referee:
             response.view,
             seed=opened.msg.seed,
             version=opened.msg.version,
+            entropy=opened.msg.seat_entropy,
         )
         encode_scoreboard(codec.rules.scoreboard(opened.state), response.scoreboard)
         limit = self._size_limit(opened.data)

@@ -68,13 +68,14 @@ class Event(_message.Message):
     def __init__(self, ecarte: _Optional[_Union[_ecarte_pb2.EcarteEvent, _Mapping]] = ..., earl_of_coventry: _Optional[_Union[_earl_of_coventry_pb2.EarlOfCoventryEvent, _Mapping]] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("viewer", "rules_version", "version", "seed_commitment", "seed", "events", "ecarte", "earl_of_coventry")
+    __slots__ = ("viewer", "rules_version", "version", "seed_commitment", "seed", "events", "seat_entropy", "ecarte", "earl_of_coventry")
     VIEWER_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     ECARTE_FIELD_NUMBER: _ClassVar[int]
     EARL_OF_COVENTRY_FIELD_NUMBER: _ClassVar[int]
     viewer: _common_pb2.Viewer
@@ -83,9 +84,10 @@ class GameView(_message.Message):
     seed_commitment: bytes
     seed: bytes
     events: _containers.RepeatedCompositeFieldContainer[Event]
+    seat_entropy: _containers.RepeatedScalarFieldContainer[bytes]
     ecarte: _ecarte_pb2.EcarteView
     earl_of_coventry: _earl_of_coventry_pb2.EarlOfCoventryView
-    def __init__(self, viewer: _Optional[_Union[_common_pb2.Viewer, _Mapping]] = ..., rules_version: _Optional[str] = ..., version: _Optional[int] = ..., seed_commitment: _Optional[bytes] = ..., seed: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., ecarte: _Optional[_Union[_ecarte_pb2.EcarteView, _Mapping]] = ..., earl_of_coventry: _Optional[_Union[_earl_of_coventry_pb2.EarlOfCoventryView, _Mapping]] = ...) -> None: ...
+    def __init__(self, viewer: _Optional[_Union[_common_pb2.Viewer, _Mapping]] = ..., rules_version: _Optional[str] = ..., version: _Optional[int] = ..., seed_commitment: _Optional[bytes] = ..., seed: _Optional[bytes] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., seat_entropy: _Optional[_Iterable[bytes]] = ..., ecarte: _Optional[_Union[_ecarte_pb2.EcarteView, _Mapping]] = ..., earl_of_coventry: _Optional[_Union[_earl_of_coventry_pb2.EarlOfCoventryView, _Mapping]] = ...) -> None: ...
 
 class GameOption(_message.Message):
     __slots__ = ("name", "description", "type", "default_value", "min", "max", "choices", "rule_id")

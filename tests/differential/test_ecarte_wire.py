@@ -709,6 +709,9 @@ def check_view(
     match.check(f"{who}: seed commitment", view.seed_commitment, sha(match.seed))
     over = m.phase == model.MATCH_OVER
     match.check(f"{who}: seed (SHUF-5)", view.seed, match.seed if over else b"")
+    match.check(
+        f"{who}: seat entropy (SHUF-5)", list(view.seat_entropy), match.entropy if over else []
+    )
     match.check(f"{who}: game", view.WhichOneof("game"), "ecarte")
     got = decode_view(view.ecarte)
     if over:

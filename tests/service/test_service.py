@@ -257,6 +257,49 @@ def test_a_whole_session_through_legal_actions_and_apply(stub: Stub) -> None:
     assert sum(x.counters for x in s.seats) == 3 * 20
 
 
+def test_the_final_view_alone_re_derives_the_deals_of_a_game_with_seat_entropy(
+    stub: Stub,
+) -> None:
+    """SHUF-5: once the session is over, views show the seed and, for a game whose deals
+    mixed in the seats' entropy, that entropy too (before, neither): so a seat's client
+    re-derives every deal from its own view. Here: the seed the shuffles used is
+    SHA-256("referee-seed-v1" ...) of the two (docs/api.md#seeds), and a new game from
+    it deals the same first hands."""
+    from referee.seeds import effective_seed
+
+    entropy = [b"seat zero's entropy", b"", b"seat two's"]
+    seat0 = common_pb2.Viewer(seat=0)
+    first = stub.NewGame(
+        pb.NewGameRequest(
+            config=earl_config(seats=3), seed=SEED, seat_entropy=entropy, views=[seat0]
+        )
+    )
+    assert (first.views[0].seed, list(first.views[0].seat_entropy)) == (b"", [])
+    state = first.state
+    while state.earl_of_coventry.phase != eoc.EARL_OF_COVENTRY_PHASE_SESSION_OVER:
+        actions = stub.LegalActions(pb.LegalActionsRequest(state=state)).actions
+        ended = [a for a in actions if a.earl_of_coventry.WhichOneof("kind") == "end_session"]
+        reply = stub.ApplyAction(
+            pb.ApplyActionRequest(state=state, action=(ended or actions)[0], views=[seat0])
+        )
+        assert reply.verdict == common_pb2.VERDICT_ACCEPTED, reply.violations
+        over = reply.state.earl_of_coventry.phase == eoc.EARL_OF_COVENTRY_PHASE_SESSION_OVER
+        view = reply.views[0]
+        assert (view.seed, list(view.seat_entropy)) == ((SEED, entropy) if over else (b"", []))
+        state = reply.state
+    final = stub.ViewState(pb.ViewStateRequest(state=state, viewer=seat0)).view
+    assert (final.seed, list(final.seat_entropy)) == (SEED, entropy)
+    again = stub.NewGame(
+        pb.NewGameRequest(
+            config=earl_config(seats=3), seed=effective_seed(final.seed, final.seat_entropy)
+        )
+    )
+    hands = [s.hand for s in first.state.earl_of_coventry.seats]
+    assert [s.hand for s in again.state.earl_of_coventry.seats] == hands
+    plain = stub.NewGame(pb.NewGameRequest(config=earl_config(seats=3), seed=final.seed))
+    assert [s.hand for s in plain.state.earl_of_coventry.seats] != hands  # the seed alone
+
+
 def test_legal_actions_for_an_actor_not_on_turn_is_empty(stub: Stub) -> None:
     state = new_game(stub).state
     other = (state.earl_of_coventry.turn + 1) % 4

@@ -4887,6 +4887,44 @@ public final class Referee {
         int index);
 
     /**
+     * <pre>
+     * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+     * shown with the seed once the match or session is over: with both, anyone
+     * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+     * game dealt from the seed alone.
+     * </pre>
+     *
+     * <code>repeated bytes seat_entropy = 7;</code>
+     * @return A list containing the seatEntropy.
+     */
+    java.util.List<com.google.protobuf.ByteString> getSeatEntropyList();
+    /**
+     * <pre>
+     * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+     * shown with the seed once the match or session is over: with both, anyone
+     * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+     * game dealt from the seed alone.
+     * </pre>
+     *
+     * <code>repeated bytes seat_entropy = 7;</code>
+     * @return The count of seatEntropy.
+     */
+    int getSeatEntropyCount();
+    /**
+     * <pre>
+     * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+     * shown with the seed once the match or session is over: with both, anyone
+     * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+     * game dealt from the seed alone.
+     * </pre>
+     *
+     * <code>repeated bytes seat_entropy = 7;</code>
+     * @param index The index of the element to return.
+     * @return The seatEntropy at the given index.
+     */
+    com.google.protobuf.ByteString getSeatEntropy(int index);
+
+    /**
      * <code>.referee.v1.EcarteView ecarte = 10;</code>
      * @return Whether the ecarte field is set.
      */
@@ -4939,6 +4977,7 @@ public final class Referee {
       seedCommitment_ = com.google.protobuf.ByteString.EMPTY;
       seed_ = com.google.protobuf.ByteString.EMPTY;
       events_ = java.util.Collections.emptyList();
+      seatEntropy_ = java.util.Collections.emptyList();
     }
 
     @java.lang.Override
@@ -5174,6 +5213,55 @@ public final class Referee {
       return events_.get(index);
     }
 
+    public static final int SEAT_ENTROPY_FIELD_NUMBER = 7;
+    @SuppressWarnings("serial")
+    private java.util.List<com.google.protobuf.ByteString> seatEntropy_;
+    /**
+     * <pre>
+     * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+     * shown with the seed once the match or session is over: with both, anyone
+     * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+     * game dealt from the seed alone.
+     * </pre>
+     *
+     * <code>repeated bytes seat_entropy = 7;</code>
+     * @return A list containing the seatEntropy.
+     */
+    @java.lang.Override
+    public java.util.List<com.google.protobuf.ByteString>
+        getSeatEntropyList() {
+      return seatEntropy_;
+    }
+    /**
+     * <pre>
+     * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+     * shown with the seed once the match or session is over: with both, anyone
+     * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+     * game dealt from the seed alone.
+     * </pre>
+     *
+     * <code>repeated bytes seat_entropy = 7;</code>
+     * @return The count of seatEntropy.
+     */
+    public int getSeatEntropyCount() {
+      return seatEntropy_.size();
+    }
+    /**
+     * <pre>
+     * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+     * shown with the seed once the match or session is over: with both, anyone
+     * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+     * game dealt from the seed alone.
+     * </pre>
+     *
+     * <code>repeated bytes seat_entropy = 7;</code>
+     * @param index The index of the element to return.
+     * @return The seatEntropy at the given index.
+     */
+    public com.google.protobuf.ByteString getSeatEntropy(int index) {
+      return seatEntropy_.get(index);
+    }
+
     public static final int ECARTE_FIELD_NUMBER = 10;
     /**
      * <code>.referee.v1.EcarteView ecarte = 10;</code>
@@ -5268,6 +5356,9 @@ public final class Referee {
       for (int i = 0; i < events_.size(); i++) {
         output.writeMessage(6, events_.get(i));
       }
+      for (int i = 0; i < seatEntropy_.size(); i++) {
+        output.writeBytes(7, seatEntropy_.get(i));
+      }
       if (gameCase_ == 10) {
         output.writeMessage(10, (referee.v1.Ecarte.EcarteView) game_);
       }
@@ -5305,6 +5396,15 @@ public final class Referee {
       for (int i = 0; i < events_.size(); i++) {
         size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(6, events_.get(i));
+      }
+      {
+        int dataSize = 0;
+        for (int i = 0; i < seatEntropy_.size(); i++) {
+          dataSize += com.google.protobuf.CodedOutputStream
+            .computeBytesSizeNoTag(seatEntropy_.get(i));
+        }
+        size += dataSize;
+        size += 1 * getSeatEntropyList().size();
       }
       if (gameCase_ == 10) {
         size += com.google.protobuf.CodedOutputStream
@@ -5344,6 +5444,8 @@ public final class Referee {
           .equals(other.getSeed())) return false;
       if (!getEventsList()
           .equals(other.getEventsList())) return false;
+      if (!getSeatEntropyList()
+          .equals(other.getSeatEntropyList())) return false;
       if (!getGameCase().equals(other.getGameCase())) return false;
       switch (gameCase_) {
         case 10:
@@ -5384,6 +5486,10 @@ public final class Referee {
       if (getEventsCount() > 0) {
         hash = (37 * hash) + EVENTS_FIELD_NUMBER;
         hash = (53 * hash) + getEventsList().hashCode();
+      }
+      if (getSeatEntropyCount() > 0) {
+        hash = (37 * hash) + SEAT_ENTROPY_FIELD_NUMBER;
+        hash = (53 * hash) + getSeatEntropyList().hashCode();
       }
       switch (gameCase_) {
         case 10:
@@ -5546,6 +5652,7 @@ public final class Referee {
           eventsBuilder_.clear();
         }
         bitField0_ = (bitField0_ & ~0x00000020);
+        seatEntropy_ = java.util.Collections.emptyList();
         if (ecarteBuilder_ != null) {
           ecarteBuilder_.clear();
         }
@@ -5597,6 +5704,11 @@ public final class Referee {
         } else {
           result.events_ = eventsBuilder_.build();
         }
+        if (((bitField0_ & 0x00000040) != 0)) {
+          seatEntropy_ = java.util.Collections.unmodifiableList(seatEntropy_);
+          bitField0_ = (bitField0_ & ~0x00000040);
+        }
+        result.seatEntropy_ = seatEntropy_;
       }
 
       private void buildPartial0(referee.v1.Referee.GameView result) {
@@ -5720,6 +5832,16 @@ public final class Referee {
             }
           }
         }
+        if (!other.seatEntropy_.isEmpty()) {
+          if (seatEntropy_.isEmpty()) {
+            seatEntropy_ = other.seatEntropy_;
+            bitField0_ = (bitField0_ & ~0x00000040);
+          } else {
+            ensureSeatEntropyIsMutable();
+            seatEntropy_.addAll(other.seatEntropy_);
+          }
+          onChanged();
+        }
         switch (other.getGameCase()) {
           case ECARTE: {
             mergeEcarte(other.getEcarte());
@@ -5799,6 +5921,12 @@ public final class Referee {
                 }
                 break;
               } // case 50
+              case 58: {
+                com.google.protobuf.ByteString v = input.readBytes();
+                ensureSeatEntropyIsMutable();
+                seatEntropy_.add(v);
+                break;
+              } // case 58
               case 82: {
                 input.readMessage(
                     getEcarteFieldBuilder().getBuilder(),
@@ -6466,6 +6594,136 @@ public final class Referee {
           events_ = null;
         }
         return eventsBuilder_;
+      }
+
+      private java.util.List<com.google.protobuf.ByteString> seatEntropy_ = java.util.Collections.emptyList();
+      private void ensureSeatEntropyIsMutable() {
+        if (!((bitField0_ & 0x00000040) != 0)) {
+          seatEntropy_ = new java.util.ArrayList<com.google.protobuf.ByteString>(seatEntropy_);
+          bitField0_ |= 0x00000040;
+        }
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @return A list containing the seatEntropy.
+       */
+      public java.util.List<com.google.protobuf.ByteString>
+          getSeatEntropyList() {
+        return ((bitField0_ & 0x00000040) != 0) ?
+                 java.util.Collections.unmodifiableList(seatEntropy_) : seatEntropy_;
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @return The count of seatEntropy.
+       */
+      public int getSeatEntropyCount() {
+        return seatEntropy_.size();
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @param index The index of the element to return.
+       * @return The seatEntropy at the given index.
+       */
+      public com.google.protobuf.ByteString getSeatEntropy(int index) {
+        return seatEntropy_.get(index);
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @param index The index to set the value at.
+       * @param value The seatEntropy to set.
+       * @return This builder for chaining.
+       */
+      public Builder setSeatEntropy(
+          int index, com.google.protobuf.ByteString value) {
+        if (value == null) { throw new NullPointerException(); }
+        ensureSeatEntropyIsMutable();
+        seatEntropy_.set(index, value);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @param value The seatEntropy to add.
+       * @return This builder for chaining.
+       */
+      public Builder addSeatEntropy(com.google.protobuf.ByteString value) {
+        if (value == null) { throw new NullPointerException(); }
+        ensureSeatEntropyIsMutable();
+        seatEntropy_.add(value);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @param values The seatEntropy to add.
+       * @return This builder for chaining.
+       */
+      public Builder addAllSeatEntropy(
+          java.lang.Iterable<? extends com.google.protobuf.ByteString> values) {
+        ensureSeatEntropyIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, seatEntropy_);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The seats' entropy the deals mixed into the seed (the state's seat_entropy),
+       * shown with the seed once the match or session is over: with both, anyone
+       * re-derives every deal (SHUF-5; docs/api.md#seeds). Empty before, and for a
+       * game dealt from the seed alone.
+       * </pre>
+       *
+       * <code>repeated bytes seat_entropy = 7;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearSeatEntropy() {
+        seatEntropy_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000040);
+        onChanged();
+        return this;
       }
 
       private com.google.protobuf.SingleFieldBuilderV3<
@@ -34496,105 +34754,106 @@ public final class Referee {
       "v1.EarlOfCoventryActionH\000B\006\n\004game\"w\n\005Eve" +
       "nt\022)\n\006ecarte\030\001 \001(\0132\027.referee.v1.EcarteEv" +
       "entH\000\022;\n\020earl_of_coventry\030\002 \001(\0132\037.refere" +
-      "e.v1.EarlOfCoventryEventH\000B\006\n\004game\"\216\002\n\010G" +
+      "e.v1.EarlOfCoventryEventH\000B\006\n\004game\"\244\002\n\010G" +
       "ameView\022\"\n\006viewer\030\001 \001(\0132\022.referee.v1.Vie" +
       "wer\022\025\n\rrules_version\030\002 \001(\t\022\017\n\007version\030\003 " +
       "\001(\004\022\027\n\017seed_commitment\030\004 \001(\014\022\014\n\004seed\030\005 \001" +
-      "(\014\022!\n\006events\030\006 \003(\0132\021.referee.v1.Event\022(\n" +
-      "\006ecarte\030\n \001(\0132\026.referee.v1.EcarteViewH\000\022" +
-      ":\n\020earl_of_coventry\030\013 \001(\0132\036.referee.v1.E" +
-      "arlOfCoventryViewH\000B\006\n\004game\"\250\001\n\nGameOpti" +
-      "on\022\014\n\004name\030\001 \001(\t\022\023\n\013description\030\002 \001(\t\022$\n" +
-      "\004type\030\003 \001(\0162\026.referee.v1.OptionType\022\025\n\rd" +
-      "efault_value\030\004 \001(\t\022\013\n\003min\030\005 \001(\003\022\013\n\003max\030\006" +
-      " \001(\003\022\017\n\007choices\030\007 \003(\t\022\017\n\007rule_id\030\010 \001(\t\"," +
-      "\n\rOptionSetting\022\014\n\004name\030\001 \001(\t\022\r\n\005value\030\002" +
-      " \001(\t\"{\n\013GameVariant\022\n\n\002id\030\001 \001(\t\022\r\n\005title" +
-      "\030\002 \001(\t\022\017\n\007rule_id\030\003 \001(\t\022\023\n\013description\030\004" +
-      " \001(\t\022+\n\010settings\030\005 \003(\0132\031.referee.v1.Opti" +
-      "onSetting\"\201\002\n\010GameInfo\022\n\n\002id\030\001 \001(\t\022\r\n\005ti" +
-      "tle\030\002 \001(\t\022\025\n\rrules_version\030\003 \001(\t\022\026\n\016rule" +
-      "s_document\030\004 \001(\t\022\023\n\013description\030\005 \001(\t\022\021\n" +
-      "\tmin_seats\030\006 \001(\r\022\021\n\tmax_seats\030\007 \001(\r\022\'\n\007o" +
-      "ptions\030\010 \003(\0132\026.referee.v1.GameOption\022)\n\010" +
-      "variants\030\t \003(\0132\027.referee.v1.GameVariant\022" +
-      "\034\n\024other_rules_versions\030\n \003(\t\"\022\n\020ListGam" +
-      "esRequest\"P\n\021ListGamesResponse\022#\n\005games\030" +
-      "\001 \003(\0132\024.referee.v1.GameInfo\022\026\n\016server_ve" +
-      "rsion\030\002 \001(\t\"\177\n\016NewGameRequest\022&\n\006config\030" +
-      "\001 \001(\0132\026.referee.v1.GameConfig\022\014\n\004seed\030\002 " +
-      "\001(\014\022\024\n\014seat_entropy\030\003 \003(\014\022!\n\005views\030\004 \003(\013" +
-      "2\022.referee.v1.Viewer\"\242\002\n\017NewGameResponse" +
-      "\022$\n\005state\030\001 \001(\0132\025.referee.v1.GameState\022\024" +
-      "\n\014sealed_state\030\002 \001(\014\022\022\n\nstate_hash\030\003 \001(\014" +
-      "\022!\n\006events\030\004 \003(\0132\021.referee.v1.Event\022#\n\005v" +
-      "iews\030\005 \003(\0132\024.referee.v1.GameView\022*\n\nscor" +
-      "eboard\030\006 \001(\0132\026.referee.v1.Scoreboard\022\027\n\017" +
-      "seed_commitment\030\007 \001(\014\022\030\n\020seat_credential" +
-      "s\030\010 \003(\014\022\030\n\020table_credential\030\t \001(\014\"\227\001\n\022Ap" +
-      "plyActionRequest\022$\n\005state\030\001 \001(\0132\025.refere" +
-      "e.v1.GameState\022\024\n\014sealed_state\030\002 \001(\014\022\"\n\006" +
-      "action\030\003 \001(\0132\022.referee.v1.Action\022!\n\005view" +
-      "s\030\004 \003(\0132\022.referee.v1.Viewer\"\322\002\n\023ApplyAct" +
-      "ionResponse\022$\n\007verdict\030\001 \001(\0162\023.referee.v" +
-      "1.Verdict\022)\n\nviolations\030\002 \003(\0132\025.referee." +
-      "v1.Violation\022&\n\tpenalties\030\003 \003(\0132\023.refere" +
-      "e.v1.Penalty\022$\n\005state\030\004 \001(\0132\025.referee.v1" +
-      ".GameState\022\024\n\014sealed_state\030\005 \001(\014\022\022\n\nstat" +
-      "e_hash\030\006 \001(\014\022!\n\006events\030\007 \003(\0132\021.referee.v" +
-      "1.Event\022#\n\005views\030\010 \003(\0132\024.referee.v1.Game" +
-      "View\022*\n\nscoreboard\030\t \001(\0132\026.referee.v1.Sc" +
-      "oreboard\"s\n\023LegalActionsRequest\022$\n\005state" +
-      "\030\001 \001(\0132\025.referee.v1.GameState\022\024\n\014sealed_" +
-      "state\030\002 \001(\014\022 \n\005actor\030\003 \001(\0132\021.referee.v1." +
-      "Actor\";\n\024LegalActionsResponse\022#\n\007actions" +
-      "\030\001 \003(\0132\022.referee.v1.Action\"r\n\020ViewStateR" +
-      "equest\022$\n\005state\030\001 \001(\0132\025.referee.v1.GameS" +
-      "tate\022\024\n\014sealed_state\030\002 \001(\014\022\"\n\006viewer\030\003 \001" +
-      "(\0132\022.referee.v1.Viewer\"w\n\021ViewStateRespo" +
-      "nse\022\"\n\004view\030\001 \001(\0132\024.referee.v1.GameView\022" +
-      "*\n\nscoreboard\030\002 \001(\0132\026.referee.v1.Scorebo" +
-      "ard\022\022\n\nstate_hash\030\003 \001(\014\"\304\001\n\rReplayReques" +
-      "t\022&\n\006config\030\001 \001(\0132\026.referee.v1.GameConfi" +
-      "g\022\014\n\004seed\030\002 \001(\014\022\024\n\014seat_entropy\030\003 \003(\014\022#\n" +
-      "\007actions\030\004 \003(\0132\022.referee.v1.Action\022\026\n\016in" +
-      "clude_events\030\005 \001(\010\022\023\n\013include_log\030\006 \001(\010\022" +
-      "\025\n\rrules_version\030\007 \001(\t\"\313\001\n\nReplayStep\022\r\n" +
-      "\005index\030\001 \001(\r\022$\n\007verdict\030\002 \001(\0162\023.referee." +
-      "v1.Verdict\022)\n\nviolations\030\003 \003(\0132\025.referee" +
-      ".v1.Violation\022&\n\tpenalties\030\004 \003(\0132\023.refer" +
-      "ee.v1.Penalty\022\022\n\nstate_hash\030\005 \001(\014\022!\n\006eve" +
-      "nts\030\006 \003(\0132\021.referee.v1.Event\"\361\001\n\016ReplayR" +
-      "esponse\022\024\n\014initial_hash\030\001 \001(\014\022%\n\005steps\030\002" +
-      " \003(\0132\026.referee.v1.ReplayStep\022*\n\013final_st" +
-      "ate\030\003 \001(\0132\025.referee.v1.GameState\022\024\n\014seal" +
-      "ed_state\030\004 \001(\014\022\022\n\nfinal_hash\030\005 \001(\014\022*\n\nsc" +
-      "oreboard\030\006 \001(\0132\026.referee.v1.Scoreboard\022 " +
-      "\n\003log\030\007 \001(\0132\023.referee.v1.GameLog\"\332\001\n\007Gam" +
-      "eLog\022\025\n\rrules_version\030\001 \001(\t\022&\n\006config\030\002 " +
-      "\001(\0132\026.referee.v1.GameConfig\022\014\n\004seed\030\003 \001(" +
-      "\014\022\024\n\014seat_entropy\030\004 \003(\014\022\027\n\017seed_commitme" +
-      "nt\030\005 \001(\014\022\024\n\014initial_hash\030\006 \001(\014\022)\n\007entrie" +
-      "s\030\007 \003(\0132\030.referee.v1.GameLogEntry\022\022\n\nfin" +
-      "al_hash\030\010 \001(\014\"\200\001\n\014GameLogEntry\022\"\n\006action" +
-      "\030\001 \001(\0132\022.referee.v1.Action\022$\n\007verdict\030\002 " +
-      "\001(\0162\023.referee.v1.Verdict\022\022\n\nviolations\030\003" +
-      " \003(\t\022\022\n\nstate_hash\030\004 \001(\014*\213\001\n\nOptionType\022" +
-      "\033\n\027OPTION_TYPE_UNSPECIFIED\020\000\022\024\n\020OPTION_T" +
-      "YPE_BOOL\020\001\022\027\n\023OPTION_TYPE_INTEGER\020\002\022\024\n\020O" +
-      "PTION_TYPE_ENUM\020\003\022\033\n\027OPTION_TYPE_STRING_" +
-      "LIST\020\0042\314\003\n\016RefereeService\022H\n\tListGames\022\034" +
-      ".referee.v1.ListGamesRequest\032\035.referee.v" +
-      "1.ListGamesResponse\022B\n\007NewGame\022\032.referee" +
-      ".v1.NewGameRequest\032\033.referee.v1.NewGameR" +
-      "esponse\022N\n\013ApplyAction\022\036.referee.v1.Appl" +
-      "yActionRequest\032\037.referee.v1.ApplyActionR" +
-      "esponse\022Q\n\014LegalActions\022\037.referee.v1.Leg" +
-      "alActionsRequest\032 .referee.v1.LegalActio" +
-      "nsResponse\022H\n\tViewState\022\034.referee.v1.Vie" +
-      "wStateRequest\032\035.referee.v1.ViewStateResp" +
-      "onse\022?\n\006Replay\022\031.referee.v1.ReplayReques" +
-      "t\032\032.referee.v1.ReplayResponseb\006proto3"
+      "(\014\022!\n\006events\030\006 \003(\0132\021.referee.v1.Event\022\024\n" +
+      "\014seat_entropy\030\007 \003(\014\022(\n\006ecarte\030\n \001(\0132\026.re" +
+      "feree.v1.EcarteViewH\000\022:\n\020earl_of_coventr" +
+      "y\030\013 \001(\0132\036.referee.v1.EarlOfCoventryViewH" +
+      "\000B\006\n\004game\"\250\001\n\nGameOption\022\014\n\004name\030\001 \001(\t\022\023" +
+      "\n\013description\030\002 \001(\t\022$\n\004type\030\003 \001(\0162\026.refe" +
+      "ree.v1.OptionType\022\025\n\rdefault_value\030\004 \001(\t" +
+      "\022\013\n\003min\030\005 \001(\003\022\013\n\003max\030\006 \001(\003\022\017\n\007choices\030\007 " +
+      "\003(\t\022\017\n\007rule_id\030\010 \001(\t\",\n\rOptionSetting\022\014\n" +
+      "\004name\030\001 \001(\t\022\r\n\005value\030\002 \001(\t\"{\n\013GameVarian" +
+      "t\022\n\n\002id\030\001 \001(\t\022\r\n\005title\030\002 \001(\t\022\017\n\007rule_id\030" +
+      "\003 \001(\t\022\023\n\013description\030\004 \001(\t\022+\n\010settings\030\005" +
+      " \003(\0132\031.referee.v1.OptionSetting\"\201\002\n\010Game" +
+      "Info\022\n\n\002id\030\001 \001(\t\022\r\n\005title\030\002 \001(\t\022\025\n\rrules" +
+      "_version\030\003 \001(\t\022\026\n\016rules_document\030\004 \001(\t\022\023" +
+      "\n\013description\030\005 \001(\t\022\021\n\tmin_seats\030\006 \001(\r\022\021" +
+      "\n\tmax_seats\030\007 \001(\r\022\'\n\007options\030\010 \003(\0132\026.ref" +
+      "eree.v1.GameOption\022)\n\010variants\030\t \003(\0132\027.r" +
+      "eferee.v1.GameVariant\022\034\n\024other_rules_ver" +
+      "sions\030\n \003(\t\"\022\n\020ListGamesRequest\"P\n\021ListG" +
+      "amesResponse\022#\n\005games\030\001 \003(\0132\024.referee.v1" +
+      ".GameInfo\022\026\n\016server_version\030\002 \001(\t\"\177\n\016New" +
+      "GameRequest\022&\n\006config\030\001 \001(\0132\026.referee.v1" +
+      ".GameConfig\022\014\n\004seed\030\002 \001(\014\022\024\n\014seat_entrop" +
+      "y\030\003 \003(\014\022!\n\005views\030\004 \003(\0132\022.referee.v1.View" +
+      "er\"\242\002\n\017NewGameResponse\022$\n\005state\030\001 \001(\0132\025." +
+      "referee.v1.GameState\022\024\n\014sealed_state\030\002 \001" +
+      "(\014\022\022\n\nstate_hash\030\003 \001(\014\022!\n\006events\030\004 \003(\0132\021" +
+      ".referee.v1.Event\022#\n\005views\030\005 \003(\0132\024.refer" +
+      "ee.v1.GameView\022*\n\nscoreboard\030\006 \001(\0132\026.ref" +
+      "eree.v1.Scoreboard\022\027\n\017seed_commitment\030\007 " +
+      "\001(\014\022\030\n\020seat_credentials\030\010 \003(\014\022\030\n\020table_c" +
+      "redential\030\t \001(\014\"\227\001\n\022ApplyActionRequest\022$" +
+      "\n\005state\030\001 \001(\0132\025.referee.v1.GameState\022\024\n\014" +
+      "sealed_state\030\002 \001(\014\022\"\n\006action\030\003 \001(\0132\022.ref" +
+      "eree.v1.Action\022!\n\005views\030\004 \003(\0132\022.referee." +
+      "v1.Viewer\"\322\002\n\023ApplyActionResponse\022$\n\007ver" +
+      "dict\030\001 \001(\0162\023.referee.v1.Verdict\022)\n\nviola" +
+      "tions\030\002 \003(\0132\025.referee.v1.Violation\022&\n\tpe" +
+      "nalties\030\003 \003(\0132\023.referee.v1.Penalty\022$\n\005st" +
+      "ate\030\004 \001(\0132\025.referee.v1.GameState\022\024\n\014seal" +
+      "ed_state\030\005 \001(\014\022\022\n\nstate_hash\030\006 \001(\014\022!\n\006ev" +
+      "ents\030\007 \003(\0132\021.referee.v1.Event\022#\n\005views\030\010" +
+      " \003(\0132\024.referee.v1.GameView\022*\n\nscoreboard" +
+      "\030\t \001(\0132\026.referee.v1.Scoreboard\"s\n\023LegalA" +
+      "ctionsRequest\022$\n\005state\030\001 \001(\0132\025.referee.v" +
+      "1.GameState\022\024\n\014sealed_state\030\002 \001(\014\022 \n\005act" +
+      "or\030\003 \001(\0132\021.referee.v1.Actor\";\n\024LegalActi" +
+      "onsResponse\022#\n\007actions\030\001 \003(\0132\022.referee.v" +
+      "1.Action\"r\n\020ViewStateRequest\022$\n\005state\030\001 " +
+      "\001(\0132\025.referee.v1.GameState\022\024\n\014sealed_sta" +
+      "te\030\002 \001(\014\022\"\n\006viewer\030\003 \001(\0132\022.referee.v1.Vi" +
+      "ewer\"w\n\021ViewStateResponse\022\"\n\004view\030\001 \001(\0132" +
+      "\024.referee.v1.GameView\022*\n\nscoreboard\030\002 \001(" +
+      "\0132\026.referee.v1.Scoreboard\022\022\n\nstate_hash\030" +
+      "\003 \001(\014\"\304\001\n\rReplayRequest\022&\n\006config\030\001 \001(\0132" +
+      "\026.referee.v1.GameConfig\022\014\n\004seed\030\002 \001(\014\022\024\n" +
+      "\014seat_entropy\030\003 \003(\014\022#\n\007actions\030\004 \003(\0132\022.r" +
+      "eferee.v1.Action\022\026\n\016include_events\030\005 \001(\010" +
+      "\022\023\n\013include_log\030\006 \001(\010\022\025\n\rrules_version\030\007" +
+      " \001(\t\"\313\001\n\nReplayStep\022\r\n\005index\030\001 \001(\r\022$\n\007ve" +
+      "rdict\030\002 \001(\0162\023.referee.v1.Verdict\022)\n\nviol" +
+      "ations\030\003 \003(\0132\025.referee.v1.Violation\022&\n\tp" +
+      "enalties\030\004 \003(\0132\023.referee.v1.Penalty\022\022\n\ns" +
+      "tate_hash\030\005 \001(\014\022!\n\006events\030\006 \003(\0132\021.refere" +
+      "e.v1.Event\"\361\001\n\016ReplayResponse\022\024\n\014initial" +
+      "_hash\030\001 \001(\014\022%\n\005steps\030\002 \003(\0132\026.referee.v1." +
+      "ReplayStep\022*\n\013final_state\030\003 \001(\0132\025.refere" +
+      "e.v1.GameState\022\024\n\014sealed_state\030\004 \001(\014\022\022\n\n" +
+      "final_hash\030\005 \001(\014\022*\n\nscoreboard\030\006 \001(\0132\026.r" +
+      "eferee.v1.Scoreboard\022 \n\003log\030\007 \001(\0132\023.refe" +
+      "ree.v1.GameLog\"\332\001\n\007GameLog\022\025\n\rrules_vers" +
+      "ion\030\001 \001(\t\022&\n\006config\030\002 \001(\0132\026.referee.v1.G" +
+      "ameConfig\022\014\n\004seed\030\003 \001(\014\022\024\n\014seat_entropy\030" +
+      "\004 \003(\014\022\027\n\017seed_commitment\030\005 \001(\014\022\024\n\014initia" +
+      "l_hash\030\006 \001(\014\022)\n\007entries\030\007 \003(\0132\030.referee." +
+      "v1.GameLogEntry\022\022\n\nfinal_hash\030\010 \001(\014\"\200\001\n\014" +
+      "GameLogEntry\022\"\n\006action\030\001 \001(\0132\022.referee.v" +
+      "1.Action\022$\n\007verdict\030\002 \001(\0162\023.referee.v1.V" +
+      "erdict\022\022\n\nviolations\030\003 \003(\t\022\022\n\nstate_hash" +
+      "\030\004 \001(\014*\213\001\n\nOptionType\022\033\n\027OPTION_TYPE_UNS" +
+      "PECIFIED\020\000\022\024\n\020OPTION_TYPE_BOOL\020\001\022\027\n\023OPTI" +
+      "ON_TYPE_INTEGER\020\002\022\024\n\020OPTION_TYPE_ENUM\020\003\022" +
+      "\033\n\027OPTION_TYPE_STRING_LIST\020\0042\314\003\n\016Referee" +
+      "Service\022H\n\tListGames\022\034.referee.v1.ListGa" +
+      "mesRequest\032\035.referee.v1.ListGamesRespons" +
+      "e\022B\n\007NewGame\022\032.referee.v1.NewGameRequest" +
+      "\032\033.referee.v1.NewGameResponse\022N\n\013ApplyAc" +
+      "tion\022\036.referee.v1.ApplyActionRequest\032\037.r" +
+      "eferee.v1.ApplyActionResponse\022Q\n\014LegalAc" +
+      "tions\022\037.referee.v1.LegalActionsRequest\032 " +
+      ".referee.v1.LegalActionsResponse\022H\n\tView" +
+      "State\022\034.referee.v1.ViewStateRequest\032\035.re" +
+      "feree.v1.ViewStateResponse\022?\n\006Replay\022\031.r" +
+      "eferee.v1.ReplayRequest\032\032.referee.v1.Rep" +
+      "layResponseb\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -34632,7 +34891,7 @@ public final class Referee {
     internal_static_referee_v1_GameView_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_referee_v1_GameView_descriptor,
-        new java.lang.String[] { "Viewer", "RulesVersion", "Version", "SeedCommitment", "Seed", "Events", "Ecarte", "EarlOfCoventry", "Game", });
+        new java.lang.String[] { "Viewer", "RulesVersion", "Version", "SeedCommitment", "Seed", "Events", "SeatEntropy", "Ecarte", "EarlOfCoventry", "Game", });
     internal_static_referee_v1_GameOption_descriptor =
       getDescriptor().getMessageTypes().get(5);
     internal_static_referee_v1_GameOption_fieldAccessorTable = new
