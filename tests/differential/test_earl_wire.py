@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -373,6 +373,7 @@ def view_projection(v: pb.GameView) -> dict[str, Any]:
         "version": v.version,
         "seed_commitment": v.seed_commitment,
         "seed": v.seed,
+        "seat_entropy": list(v.seat_entropy),
         "config": config_of_pb(e.config),
         "phase": phase,
         "round": e.round,
@@ -392,9 +393,16 @@ def view_projection(v: pb.GameView) -> dict[str, Any]:
     return p
 
 
-def model_view(model: m.EarlModel, viewer: int | str, seed: bytes, version: int) -> dict[str, Any]:
+def model_view(
+    model: m.EarlModel,
+    viewer: int | str,
+    seed: bytes,
+    version: int,
+    entropy: Sequence[bytes] = (),
+) -> dict[str, Any]:
     """What ``viewer`` may see (docs/api.md "Views and hidden information", docs/rules
-    C-VAR-6, hands between rounds, spectators; README SHUF-5 for the seed)."""
+    C-VAR-6, hands between rounds, spectators; README SHUF-5 for the seed, and the seats'
+    entropy with it)."""
     over = model.phase == m.SESSION_OVER
     seats = []
     for s in range(model.n):
@@ -416,6 +424,7 @@ def model_view(model: m.EarlModel, viewer: int | str, seed: bytes, version: int)
         "version": version,
         "seed_commitment": hashlib.sha256(seed).digest(),
         "seed": seed if over else b"",
+        "seat_entropy": list(entropy) if over else [],
         "config": model.config,
         "phase": model.phase,
         "round": model.round,
@@ -525,11 +534,12 @@ def check_views(
         w = f"\nviewer={key!r}{where}"
         assert view.viewer == viewer, f"view of {view.viewer} for {viewer}{w}"
         got = view_projection(view)
-        want = model_view(s.model, key, s.seed, s.version)
+        entropy = getattr(s, "entropy", ())  # a sealed session's (test_earl_sealed_wire)
+        want = model_view(s.model, key, s.seed, s.version, entropy)
         assert got == want, f"view differs (wire, model): {diff(got, want)}{w}"
         if key == "spectator":
             # docs/rules: a spectator viewer sees the public view.
-            assert want == model_view(s.model, "public", s.seed, s.version), w
+            assert want == model_view(s.model, "public", s.seed, s.version, entropy), w
         check_next_call(s.model, view.earl_of_coventry.next_call, w)
         # Every Earl of Coventry event is public (docs/rules: botched cards, pass-overs,
         # deals as counts): each viewer sees the events of the call as the public does.
