@@ -9,8 +9,11 @@ service's own view encoding, after the rules' validation without that deal check
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
+from typing import Any
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -18,10 +21,11 @@ from referee.cards import RANK_MASKS, card_list
 from referee.codec import all_codecs
 from referee.codec.common import decode_viewer
 from referee.codec.earl_of_coventry import CODEC
-from referee.games.base import PUBLIC_VIEWER, InvalidInput
+from referee.games.base import PUBLIC_VIEWER, Actor, ActorKind, InvalidInput
 from referee.games.earl_of_coventry.calls import CallStyle
 from referee.games.earl_of_coventry.rules import RULES
-from referee.games.earl_of_coventry.state import EarlConfig, EarlState, Phase, Scoring
+from referee.games.earl_of_coventry.state import ActionKind as EarlKind
+from referee.games.earl_of_coventry.state import EarlAction, EarlConfig, EarlState, Phase, Scoring
 from referee.service import Referee
 from referee.v1 import common_pb2
 from referee.v1 import referee_pb2 as pb
@@ -151,6 +155,42 @@ def test_event_views_do_not_depend_on_hidden_cards(
     assert answer(state) == answer(twin)
 
 
+def judged(outcome: object) -> tuple[object, ...]:
+    """What a verdict tells its actor: the verdict, each violation (code, rule, message)
+    and the penalties."""
+    o: Any = outcome
+    return (
+        o.verdict,
+        [(v.code, v.rule_id, v.message) for v in o.violations],
+        list(o.penalties),
+    )
+
+
+@given(config=configs, choices=st.integers(0, 2**32), steps=st.integers(0, 60))
+def test_a_seats_own_actions_are_judged_alike_whatever_the_others_hold(
+    config: EarlConfig, choices: int, steps: int
+) -> None:
+    """No verdict is a side channel: a seat (on turn or not) that tries every card of the
+    pack, with the expected call and a wrong one, passes, or acts for the table, gets the
+    same verdict, violations and penalties, and the same legal actions, whether the other
+    hands hold one set of cards or another."""
+    rng = random.Random(choices)
+    state = reachable(config, rng, steps)
+    seat = rng.randrange(config.seats)
+    others = [s for s in range(config.seats) if s != seat]
+    twin = shuffled_hidden(state, others, rng, same_ranks=False)
+    assume(twin is not None and twin.hands != state.hands)
+    assert twin is not None
+    actor = Actor(ActorKind.SEAT, seat)
+    legal = RULES.legal_actions(state, None)
+    call = next((a.call for a in legal if a.kind is EarlKind.PLAY), "")
+    tried = [EarlAction(actor, EarlKind.PLAY, c, said) for c in range(52) for said in (call, "x")]
+    tried += [EarlAction(actor, kind) for kind in EarlKind if kind is not EarlKind.PLAY]
+    for action in tried:
+        assert judged(RULES.apply(state, action)) == judged(RULES.apply(twin, action)), action
+    assert RULES.legal_actions(state, actor) == RULES.legal_actions(twin, actor)
+
+
 @given(seats=st.integers(2, 13), choices=st.integers(0, 2**32), steps=st.integers(0, 40))
 def test_open_hands_is_the_exception(seats: int, choices: int, steps: int) -> None:
     """C-VAR-6: with open hands every viewer sees every hand, so views do change."""
@@ -170,7 +210,11 @@ def test_open_hands_is_the_exception(seats: int, choices: int, steps: int) -> No
 from referee.codec.ecarte import CODEC as ECARTE_CODEC  # noqa: E402
 from referee.games.ecarte.rules import RULES as ECARTE  # noqa: E402
 from referee.games.ecarte.state import ActionKind as EcarteKind  # noqa: E402
-from referee.games.ecarte.state import EcarteConfig, EcarteState  # noqa: E402
+from referee.games.ecarte.state import (  # noqa: E402
+    EcarteAction,
+    EcarteConfig,
+    EcarteState,
+)
 from referee.games.ecarte.state import Phase as EcartePhase  # noqa: E402
 from referee.games.ecarte.validation import validate as ecarte_validate  # noqa: E402
 
@@ -292,6 +336,45 @@ def test_ecarte_an_opponents_exchange_is_not_shown(config: EcarteConfig, choices
         ]
 
     assert answer(state) == answer(twin)
+
+
+@given(config=ecarte_configs, choices=st.integers(0, 2**32), steps=st.integers(0, 40))
+def test_ecarte_a_seats_own_actions_are_judged_alike_whatever_it_cannot_see(
+    config: EcarteConfig, choices: int, steps: int
+) -> None:
+    """No verdict is a side channel: a seat that plays each of the 32 cards, discards
+    each of them alone and its whole hand, proposes, accepts, refuses and announces the
+    king gets the same verdict, violations and penalties, and the same legal actions,
+    whatever the other hands, the other discards and the stock hold."""
+    rng = random.Random(choices)
+    state = ecarte_reachable(config, rng, steps)
+    seat = rng.randrange(config.seats)
+    twin = ecarte_twin(state, seat, rng)
+    assume(twin is not None and (twin.hands, twin.stock) != (state.hands, state.stock))
+    assert twin is not None
+    actor = Actor(ActorKind.SEAT, seat)
+    pack = sorted({c for h in state.hands for c in card_list(h)} | set(state.stock))
+    tried = [EcarteAction(actor, EcarteKind.PLAY, card=c) for c in pack]
+    tried += [EcarteAction(actor, EcarteKind.DISCARD, cards=(c,)) for c in pack]
+    tried.append(EcarteAction(actor, EcarteKind.DISCARD, cards=tuple(card_list(state.hands[seat]))))
+    tried += [
+        EcarteAction(actor, kind)
+        for kind in (
+            EcarteKind.PROPOSE,
+            EcarteKind.ACCEPT,
+            EcarteKind.REFUSE,
+            EcarteKind.ANNOUNCE_KING,
+        )
+    ]
+    for action in tried:
+        try:
+            mine = judged(ECARTE.apply(state, action))
+        except InvalidInput as e:  # malformed (an empty discard): the same error for both
+            with pytest.raises(InvalidInput, match=re.escape(str(e))):
+                ECARTE.apply(twin, action)
+            continue
+        assert mine == judged(ECARTE.apply(twin, action)), action
+    assert ECARTE.legal_actions(state, actor) == ECARTE.legal_actions(twin, actor)
 
 
 def test_a_sealed_tokens_length_tells_nothing_of_hidden_cards() -> None:
