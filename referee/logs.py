@@ -118,10 +118,14 @@ class LineWriter:
         self._start_flusher()
         atexit.register(self.flush)
         # Workers are forked from the supervisor: nothing buffered crosses a fork, the
-        # lock is not held across it, and the child gets its own flusher thread.
+        # lock is not held across it, and the child gets its own flusher thread. The
+        # parent releases the lock it took, whichever that is: a forked child has a lock
+        # of its own, and a hook bound to the first (``self._lock.release``, until
+        # 2026-12-07) released that one instead when the child forked in turn, leaving
+        # its own held: the child's next fork, or flush, waited for it forever.
         os.register_at_fork(
             before=self._before_fork,
-            after_in_parent=self._lock.release,
+            after_in_parent=self._after_fork_in_parent,
             after_in_child=self._after_fork_in_child,
         )
 
@@ -132,6 +136,9 @@ class LineWriter:
     def _before_fork(self) -> None:
         self.flush()
         self._lock.acquire()
+
+    def _after_fork_in_parent(self) -> None:
+        self._lock.release()
 
     def _after_fork_in_child(self) -> None:
         self._lock = threading.Lock()

@@ -4,6 +4,7 @@ path and rendered later, in order with every other line, at the time it was reco
 from __future__ import annotations
 
 import calendar
+import contextlib
 import io
 import json
 import logging
@@ -369,3 +370,51 @@ def test_format_auto_is_json_off_a_terminal_and_the_console_stamps_utc(tmp_path:
         assert abs(stamped - time.time()) < 60  # UTC, not this machine's local time
     finally:
         logs.configure("warning", "json")
+
+
+FORK_TWICE = """
+import os, sys
+from referee import logs
+
+stream = open(sys.argv[1], "w")
+writer = logs.LineWriter(stream, None, False)
+writer.urgent("supervisor")
+worker = os.fork()  # as the supervisor forks a worker
+if worker == 0:
+    for n in range(2):  # the worker forks in turn (a subprocess), and logs after each
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        writer.urgent(f"worker after fork {n}")
+    os._exit(0)
+_, status = os.waitpid(worker, 0)
+writer.urgent(f"worker exited {os.waitstatus_to_exitcode(status)}")
+"""
+
+
+def test_a_forked_worker_that_forks_again_keeps_logging(tmp_path: Path) -> None:
+    """A forked process has a writer lock of its own (``_after_fork_in_child``); when it
+    forks in turn, its lock is taken before the fork and released after it. The at-fork
+    hook used to release the first process's lock instead, so the worker's own stayed
+    held and its next line (or fork) waited for ever: here the script would not end (the
+    timeout only bounds that wait)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "log"
+    script = subprocess.Popen([sys.executable, "-c", FORK_TWICE, str(path)], start_new_session=True)
+    try:
+        assert script.wait(timeout=60) == 0
+    finally:  # a stuck worker is the script's child: its whole session goes
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(script.pid, signal.SIGKILL)
+        script.wait()
+    assert path.read_text().splitlines() == [
+        "supervisor",
+        "worker after fork 0",
+        "worker after fork 1",
+        "worker exited 0",
+    ]
