@@ -92,17 +92,26 @@ configs = st.builds(
 )
 
 
+def a_seat_and_its_twin(
+    config: EarlConfig, choices: int, steps: int
+) -> tuple[EarlState, int, EarlState]:
+    """A reachable state, a seat, and the same state with the other seats' cards dealt
+    anew among them (an example where they cannot differ is left out)."""
+    rng = random.Random(choices)
+    state = reachable(config, rng, steps)
+    seat = rng.randrange(config.seats)
+    others = [s for s in range(config.seats) if s != seat]
+    twin = shuffled_hidden(state, others, rng, same_ranks=False)
+    assume(twin is not None and twin.hands != state.hands)
+    assert twin is not None
+    return state, seat, twin
+
+
 @given(config=configs, choices=st.integers(0, 2**32), steps=st.integers(0, 60))
 def test_a_seat_view_does_not_depend_on_other_hands(
     config: EarlConfig, choices: int, steps: int
 ) -> None:
-    rng = random.Random(choices)
-    state = reachable(config, rng, steps)
-    viewer_seat = rng.randrange(config.seats)
-    others = [s for s in range(config.seats) if s != viewer_seat]
-    twin = shuffled_hidden(state, others, rng, same_ranks=False)
-    assume(twin is not None and twin.hands != state.hands)
-    assert twin is not None
+    state, viewer_seat, twin = a_seat_and_its_twin(config, choices, steps)
     for viewer in (
         common_pb2.Viewer(seat=viewer_seat),
         common_pb2.Viewer(spectator="gallery"),
@@ -174,13 +183,7 @@ def test_a_seats_own_actions_are_judged_alike_whatever_the_others_hold(
     pack, with the expected call and a wrong one, passes, or acts for the table, gets the
     same verdict, violations and penalties, and the same legal actions, whether the other
     hands hold one set of cards or another."""
-    rng = random.Random(choices)
-    state = reachable(config, rng, steps)
-    seat = rng.randrange(config.seats)
-    others = [s for s in range(config.seats) if s != seat]
-    twin = shuffled_hidden(state, others, rng, same_ranks=False)
-    assume(twin is not None and twin.hands != state.hands)
-    assert twin is not None
+    state, seat, twin = a_seat_and_its_twin(config, choices, steps)
     actor = Actor(ActorKind.SEAT, seat)
     legal = RULES.legal_actions(state, None)
     call = next((a.call for a in legal if a.kind is EarlKind.PLAY), "")
@@ -280,16 +283,25 @@ ecarte_configs = st.builds(
 )
 
 
+def an_ecarte_seat_and_its_twin(
+    config: EcarteConfig, choices: int, steps: int
+) -> tuple[EcarteState, int, EcarteState]:
+    """A reachable state, a seat, and the same state with every card the seat cannot see
+    dealt anew (an example where they cannot differ is left out)."""
+    rng = random.Random(choices)
+    state = ecarte_reachable(config, rng, steps)
+    seat = rng.randrange(config.seats)
+    twin = ecarte_twin(state, seat, rng)
+    assume(twin is not None and (twin.hands, twin.stock) != (state.hands, state.stock))
+    assert twin is not None
+    return state, seat, twin
+
+
 @given(config=ecarte_configs, choices=st.integers(0, 2**32), steps=st.integers(0, 40))
 def test_ecarte_views_do_not_depend_on_hidden_cards(
     config: EcarteConfig, choices: int, steps: int
 ) -> None:
-    rng = random.Random(choices)
-    state = ecarte_reachable(config, rng, steps)
-    viewer = rng.randrange(config.seats)
-    twin = ecarte_twin(state, viewer, rng)
-    assume(twin is not None and (twin.hands, twin.stock) != (state.hands, state.stock))
-    assert twin is not None
+    state, viewer, twin = an_ecarte_seat_and_its_twin(config, choices, steps)
     for v in (
         common_pb2.Viewer(seat=viewer),
         common_pb2.Viewer(spectator="gallery"),
@@ -346,12 +358,7 @@ def test_ecarte_a_seats_own_actions_are_judged_alike_whatever_it_cannot_see(
     each of them alone and its whole hand, proposes, accepts, refuses and announces the
     king gets the same verdict, violations and penalties, and the same legal actions,
     whatever the other hands, the other discards and the stock hold."""
-    rng = random.Random(choices)
-    state = ecarte_reachable(config, rng, steps)
-    seat = rng.randrange(config.seats)
-    twin = ecarte_twin(state, seat, rng)
-    assume(twin is not None and (twin.hands, twin.stock) != (state.hands, state.stock))
-    assert twin is not None
+    state, seat, twin = an_ecarte_seat_and_its_twin(config, choices, steps)
     actor = Actor(ActorKind.SEAT, seat)
     pack = sorted({c for h in state.hands for c in card_list(h)} | set(state.stock))
     tried = [EcarteAction(actor, EcarteKind.PLAY, card=c) for c in pack]
